@@ -1,0 +1,18 @@
+/**
+ * The registry of stable error codes. Each area keeps its codes in its own file under codes/;
+ * this module joins them so that a code is declared once and its kind is fixed with it.
+ */
+import { CORE_CODES } from './codes/core';
+import { TEXT_CODES } from './codes/text';
+import { TOOL_CODES } from './codes/tools';
+
+export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'internal';
+
+interface CodeInfo {
+  readonly kind: ErrorKind;
+  readonly summary: string;
+}
+
+export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES } satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,53 @@
+/** Applies a git delta (pack-format.txt "Deltified representation") to its base. Pure. */
+import { ForgeError } from '../errors';
+
+function readVarint(delta: Uint8Array, pos: { i: number }): number {
+  let result = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = delta[pos.i++]!;
+    result += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return result;
+}
+
+export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  const pos = { i: 0 };
+  const baseSize = readVarint(delta, pos);
+  if (baseSize !== base.length) {
+    throw new ForgeError('OBJECT_CORRUPT', `Delta expects a base of ${baseSize} bytes but the base has ${base.length}.`);
+  }
+  const targetSize = readVarint(delta, pos);
+  const out = new Uint8Array(targetSize);
+  let o = 0;
+  let i = pos.i;
+  while (i < delta.length) {
+    const op = delta[i++]!;
+    if (op & 0x80) {
+      let offset = 0;
+      let size = 0;
+      if (op & 0x01) offset |= delta[i++]!;
+      if (op & 0x02) offset |= delta[i++]! << 8;
+      if (op & 0x04) offset |= delta[i++]! << 16;
+      if (op & 0x08) offset += delta[i++]! * 0x1000000;
+      if (op & 0x10) size |= delta[i++]!;
+      if (op & 0x20) size |= delta[i++]! << 8;
+      if (op & 0x40) size |= delta[i++]! << 16;
+      if (size === 0) size = 0x10000;
+      if (offset + size > base.length || o + size > targetSize) throw new ForgeError('OBJECT_CORRUPT', 'Delta copy instruction is out of bounds.');
+      out.set(base.subarray(offset, offset + size), o);
+      o += size;
+    } else if (op !== 0) {
+      if (i + op > delta.length || o + op > targetSize) throw new ForgeError('OBJECT_CORRUPT', 'Delta insert instruction is out of bounds.');
+      out.set(delta.subarray(i, i + op), o);
+      i += op;
+      o += op;
+    } else {
+      throw new ForgeError('OBJECT_CORRUPT', 'Delta has a reserved zero instruction.');
+    }
+  }
+  if (o !== targetSize) throw new ForgeError('OBJECT_CORRUPT', `Delta produced ${o} bytes, expected ${targetSize}.`);
+  return out;
+}

@@ -1,0 +1,21 @@
+export { Repository, DEFAULT_IDENTITY, type OpenRepositoryOptions } from './repository';
+export { ObjectStore, type RawObject } from './object-store';
+export { RefStore, ZERO_OID, type RefUpdate, type RefValue } from './refs';
+export { refNameProblem, isValidRefName } from './ref-name';
+export { buildTree, EMPTY_TREE_OID, type FileChange, type TreeIo } from './tree-builder';
+export {
+  parseCommit,
+  serializeCommit,
+  parseTree,
+  serializeTree,
+  formatSignature,
+  parseSignature,
+  type Commit,
+  type Signature,
+  type TreeEntry,
+  type ObjectType,
+} from './object-codec';
+export { compareTreeEntries, treeNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
+export { portablePlatform, toHex, fromHex, type GitPlatform, type SyncPlatform } from './platform';
+export { hasSyncApi, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
+export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

@@ -1,0 +1,223 @@
+/**
+ * Git object encoding: the loose-object frame and the tree, commit and tag formats.
+ * Pure (no I/O, no hashing): the object store adds sha1 and zlib around it.
+ */
+import { ForgeError } from '../errors';
+import { compareTreeEntries, isTreeMode, treeNameProblem, type TreeMode } from './tree-names';
+
+export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
+
+export interface TreeEntry {
+  mode: TreeMode;
+  name: string;
+  oid: string;
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  /** Minutes east of UTC (the sign git prints: +0100 is 60). */
+  timezoneOffset: number;
+}
+
+export interface Commit {
+  tree: string;
+  parents: string[];
+  author: Signature;
+  committer: Signature;
+  message: string;
+  /** Headers other than tree/parent/author/committer (gpgsig, encoding, mergetag...), kept verbatim. */
+  extraHeaders?: Array<[string, string]>;
+}
+
+export interface Tag {
+  object: string;
+  type: ObjectType;
+  tag: string;
+  tagger?: Signature;
+  message: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+export function frameObject(type: ObjectType, content: Uint8Array): Uint8Array {
+  const header = encoder.encode(`${type} ${content.length}\0`);
+  const out = new Uint8Array(header.length + content.length);
+  out.set(header, 0);
+  out.set(content, header.length);
+  return out;
+}
+
+export function unframeObject(raw: Uint8Array, oid: string): { type: ObjectType; content: Uint8Array } {
+  const nul = raw.indexOf(0);
+  if (nul < 0) throw corrupt(oid, 'no header');
+  const header = decoder.decode(raw.subarray(0, nul));
+  const space = header.indexOf(' ');
+  const type = header.slice(0, space);
+  const size = Number(header.slice(space + 1));
+  if (!isObjectType(type) || !Number.isInteger(size)) throw corrupt(oid, `bad header "${header}"`);
+  const content = raw.subarray(nul + 1);
+  if (content.length !== size) throw corrupt(oid, `size ${content.length} does not match header ${size}`);
+  return { type, content };
+}
+
+export function isObjectType(type: string): type is ObjectType {
+  return type === 'blob' || type === 'tree' || type === 'commit' || type === 'tag';
+}
+
+function corrupt(oid: string, detail: string): ForgeError {
+  return new ForgeError('OBJECT_CORRUPT', `Object ${oid} is corrupt: ${detail}.`, { data: { oid } });
+}
+
+const HEX = '0123456789abcdef';
+
+export function parseTree(content: Uint8Array, oid = '?'): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt(oid, 'truncated tree entry');
+    let mode = decoder.decode(content.subarray(i, space));
+    if (mode.length === 5) mode = '0' + mode; // git writes trees as "40000"
+    if (!isTreeMode(mode)) throw corrupt(oid, `unknown mode ${mode}`);
+    let name: string;
+    try {
+      name = strictDecoder.decode(content.subarray(space + 1, nul));
+    } catch {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree ${oid} has an entry whose name is not UTF-8; the engine cannot represent it.`, { data: { oid } });
+    }
+    let hex = '';
+    for (let k = nul + 1; k < nul + 21; k++) hex += HEX[content[k]! >> 4]! + HEX[content[k]! & 15]!;
+    entries.push({ mode, name, oid: hex });
+    i = nul + 21;
+  }
+  return entries;
+}
+
+/** Validates as git's fsck does and serializes in git's order. Throws TREE_ENTRY_INVALID. */
+export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
+  const sorted = [...entries].sort(compareTreeEntries);
+  const seen = new Set<string>();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (const entry of sorted) {
+    const problem = treeNameProblem(entry.name);
+    if (problem !== null) {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry name ${JSON.stringify(entry.name)} is not allowed by git (${problem}).`, {
+        data: { name: entry.name, problem },
+      });
+    }
+    if (!isTreeMode(entry.mode)) {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} has invalid mode ${entry.mode}.`, { data: { name: entry.name, mode: entry.mode } });
+    }
+    if (!/^[0-9a-f]{40}$/.test(entry.oid)) {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} has invalid oid ${entry.oid}.`, { data: { name: entry.name } });
+    }
+    // A file and a directory of the same name would both sort fine but collide on checkout.
+    if (seen.has(entry.name)) {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree has two entries named ${JSON.stringify(entry.name)}.`, { data: { name: entry.name, problem: 'duplicate' } });
+    }
+    seen.add(entry.name);
+    const head = encoder.encode(`${entry.mode === '040000' ? '40000' : entry.mode} ${entry.name}\0`);
+    const bin = new Uint8Array(20);
+    for (let k = 0; k < 20; k++) bin[k] = parseInt(entry.oid.slice(k * 2, k * 2 + 2), 16);
+    parts.push(head, bin);
+    total += head.length + 20;
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+export function formatSignature(sig: Signature): string {
+  const sign = sig.timezoneOffset < 0 ? '-' : '+';
+  const abs = Math.abs(sig.timezoneOffset);
+  const tz = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  return `${sig.name} <${sig.email}> ${sig.timestamp} ${tz}`;
+}
+
+export function parseSignature(text: string): Signature {
+  const match = /^(.*?) ?<([^>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$/.exec(text);
+  if (!match) return { name: text, email: '', timestamp: 0, timezoneOffset: 0 };
+  const minutes = Number(match[5]) * 60 + Number(match[6]);
+  return { name: match[1]!, email: match[2]!, timestamp: Number(match[3]), timezoneOffset: match[4] === '-' ? -minutes : minutes };
+}
+
+/** Rejects what git's fsck would flag in an identity (angle brackets or newlines in the name or email). */
+export function validateSignature(sig: Signature, role: string): void {
+  if (/[<>\n]/.test(sig.name) || /[<>\n]/.test(sig.email)) {
+    throw new ForgeError('INVALID_ARGUMENT', `The ${role} name and email must not contain '<', '>' or newlines.`, { data: { role } });
+  }
+  if (!Number.isInteger(sig.timestamp) || sig.timestamp < 0) {
+    throw new ForgeError('INVALID_ARGUMENT', `The ${role} timestamp must be a non-negative whole number of seconds.`, { data: { role } });
+  }
+}
+
+function parseHeaders(text: string): { headers: Array<[string, string]>; message: string } {
+  const end = text.indexOf('\n\n');
+  const head = end < 0 ? text : text.slice(0, end);
+  const message = end < 0 ? '' : text.slice(end + 2);
+  const headers: Array<[string, string]> = [];
+  for (const line of head.split('\n')) {
+    if (line.startsWith(' ') && headers.length > 0) {
+      headers[headers.length - 1]![1] += '\n' + line.slice(1);
+    } else if (line.length > 0) {
+      const space = line.indexOf(' ');
+      headers.push(space < 0 ? [line, ''] : [line.slice(0, space), line.slice(space + 1)]);
+    }
+  }
+  return { headers, message };
+}
+
+export function parseCommit(content: Uint8Array, oid = '?'): Commit {
+  const { headers, message } = parseHeaders(decoder.decode(content));
+  let tree = '';
+  const parents: string[] = [];
+  let author: Signature | undefined;
+  let committer: Signature | undefined;
+  const extraHeaders: Array<[string, string]> = [];
+  for (const [key, value] of headers) {
+    if (key === 'tree') tree = value;
+    else if (key === 'parent') parents.push(value);
+    else if (key === 'author') author = parseSignature(value);
+    else if (key === 'committer') committer = parseSignature(value);
+    else extraHeaders.push([key, value]);
+  }
+  if (!tree || !author || !committer) throw corrupt(oid, 'commit lacks tree, author or committer');
+  const commit: Commit = { tree, parents, author, committer, message };
+  if (extraHeaders.length > 0) commit.extraHeaders = extraHeaders;
+  return commit;
+}
+
+export function serializeCommit(commit: Commit): Uint8Array {
+  validateSignature(commit.author, 'author');
+  validateSignature(commit.committer, 'committer');
+  let text = `tree ${commit.tree}\n`;
+  for (const parent of commit.parents) text += `parent ${parent}\n`;
+  text += `author ${formatSignature(commit.author)}\n`;
+  text += `committer ${formatSignature(commit.committer)}\n`;
+  for (const [key, value] of commit.extraHeaders ?? []) text += `${key} ${value.replace(/\n/g, '\n ')}\n`;
+  text += '\n' + commit.message;
+  return encoder.encode(text);
+}
+
+export function parseTag(content: Uint8Array, oid = '?'): Tag {
+  const { headers, message } = parseHeaders(decoder.decode(content));
+  const get = (key: string) => headers.find(([k]) => k === key)?.[1];
+  const object = get('object');
+  const type = get('type');
+  if (!object || !type || !isObjectType(type)) throw corrupt(oid, 'tag lacks object or type');
+  const tagger = get('tagger');
+  const tag: Tag = { object, type, tag: get('tag') ?? '', message };
+  if (tagger !== undefined) tag.tagger = parseSignature(tagger);
+  return tag;
+}

@@ -1,0 +1,70 @@
+/**
+ * Hashing and compression, injected so that the core runs anywhere: the portable platform uses
+ * WebCrypto and CompressionStream (browsers, Node >= 18); the Node adapter (node/platform.ts)
+ * adds synchronous native zlib and sha1, which the pack reader needs to read by offset fast.
+ */
+
+export interface SyncPlatform {
+  sha1Hex(data: Uint8Array): string;
+  /** Inflates one zlib stream that may be followed by unrelated bytes; returns the bytes read too. */
+  inflateWithLength(data: Uint8Array): { data: Uint8Array; consumed: number };
+  inflate(data: Uint8Array): Uint8Array;
+  deflate(data: Uint8Array): Uint8Array;
+}
+
+export interface GitPlatform {
+  sha1Hex(data: Uint8Array): Promise<string>;
+  sha256Hex(data: Uint8Array): Promise<string>;
+  inflate(data: Uint8Array): Promise<Uint8Array>;
+  deflate(data: Uint8Array): Promise<Uint8Array>;
+  /** Present on platforms with synchronous native primitives (Node). */
+  sync?: SyncPlatform;
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!];
+  return out;
+}
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export function fromHex(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+async function digestHex(algorithm: 'SHA-1' | 'SHA-256', data: Uint8Array): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest(algorithm, data as Uint8Array<ArrayBuffer>);
+  return toHex(new Uint8Array(digest));
+}
+
+async function pipeThrough(data: Uint8Array, stream: { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> }): Promise<Uint8Array> {
+  const writer = stream.writable.getWriter();
+  void writer.write(data).then(() => writer.close()).catch(() => undefined);
+  const chunks: Uint8Array[] = [];
+  const reader = stream.readable.getReader();
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    total += value.length;
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** Works wherever WebCrypto and CompressionStream exist (browsers, Node >= 18, Deno, Bun). */
+export const portablePlatform: GitPlatform = {
+  sha1Hex: (data) => digestHex('SHA-1', data),
+  sha256Hex: (data) => digestHex('SHA-256', data),
+  inflate: (data) => pipeThrough(data, new DecompressionStream('deflate') as never),
+  deflate: (data) => pipeThrough(data, new CompressionStream('deflate') as never),
+};

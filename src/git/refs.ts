@@ -1,0 +1,206 @@
+/**
+ * Refs the way git stores them: loose files under the gitdir, then `packed-refs`.
+ * Updates are compare-and-swap under git's own lock protocol: create `<ref>.lock` exclusively
+ * (an existing lock, ours or git's, is REF_LOCKED and nothing is clobbered), check the current
+ * value against the expected one, write, rename into place, append the reflog line.
+ * isomorphic-git's writeRef is not used: it takes no lock and checks no old value.
+ */
+import { ForgeError, toForgeError } from '../errors';
+import { dirname, errnoCode, joinPath, type GitFs } from './fs';
+import { formatSignature, type Signature } from './object-codec';
+import { refNameProblem } from './ref-name';
+
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+const OID = /^[0-9a-f]{40}$/;
+
+export type RefValue = { oid: string } | { symbolic: string };
+
+export interface RefUpdate {
+  ref: string;
+  newOid: string;
+  /** The value the ref must have now; ZERO_OID: the ref must not exist. */
+  expectedOid: string;
+  reflogMessage: string;
+  committer: Signature;
+}
+
+export interface PackedRef {
+  oid: string;
+  peeled?: string;
+}
+
+export class RefStore {
+  private packedCache: { text: string; refs: Map<string, PackedRef> } | null = null;
+
+  constructor(
+    private readonly fs: GitFs,
+    private readonly gitdir: string,
+    /** core.logAllRefUpdates: whether to create reflogs that do not exist yet (git appends to existing ones regardless). */
+    private readonly logAllRefUpdates: () => Promise<boolean>,
+  ) {}
+
+  /** The raw value of one ref (not following symbolic refs), or null. */
+  async read(ref: string): Promise<RefValue | null> {
+    const loose = await this.readLoose(ref);
+    if (loose !== undefined) return loose;
+    const packed = (await this.packed()).get(ref);
+    return packed ? { oid: packed.oid } : null;
+  }
+
+  /** Follows symbolic refs to an oid; null when the ref (or its target) does not exist. */
+  async resolve(ref: string): Promise<string | null> {
+    let name = ref;
+    for (let depth = 0; depth < 10; depth++) {
+      const value = await this.read(name);
+      if (value === null) return null;
+      if ('oid' in value) return value.oid;
+      name = value.symbolic;
+    }
+    throw new ForgeError('REF_NOT_FOUND', `Symbolic ref ${ref} loops.`, { data: { ref } });
+  }
+
+  /** Full ref names under a prefix (e.g. "refs/heads/forge/session/"), loose and packed, sorted. */
+  async list(prefix: string): Promise<Array<{ ref: string; oid: string }>> {
+    const found = new Map<string, string>();
+    for (const [ref, packed] of await this.packed()) if (ref.startsWith(prefix)) found.set(ref, packed.oid);
+    const root = prefix.endsWith('/') ? prefix.slice(0, -1) : dirname(prefix);
+    await this.walkLoose(root, found, prefix);
+    return [...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ref, oid]) => ({ ref, oid }));
+  }
+
+  async update(update: RefUpdate): Promise<void> {
+    const { ref, newOid, expectedOid } = update;
+    const problem = refNameProblem(ref);
+    if (problem !== null || !ref.startsWith('refs/')) {
+      throw new ForgeError('REF_INVALID_NAME', `"${ref}" is not a valid ref name: ${problem ?? 'it must start with refs/'}.`, { data: { ref } });
+    }
+    if (!OID.test(newOid) || !OID.test(expectedOid)) throw new ForgeError('INVALID_ARGUMENT', 'Ref updates take full 40-character oids.');
+    const path = joinPath(this.gitdir, ref);
+    const lock = `${path}.lock`;
+    await this.mkdirFor(path, ref);
+    try {
+      await this.fs.promises.writeFile(lock, `${newOid}\n`, { flag: 'wx' });
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') {
+        throw new ForgeError('REF_LOCKED', `Ref ${ref} is locked: ${lock} exists. Another process is updating it; if none is, remove the stale lock file.`, {
+          data: { ref, lock },
+          hint: 'Retry shortly; remove the .lock file only if no git or forge process is running.',
+        });
+      }
+      throw toForgeError(error);
+    }
+    let renamed = false;
+    try {
+      const current = await this.read(ref);
+      const currentOid = current === null ? ZERO_OID : 'oid' in current ? current.oid : null;
+      if (currentOid !== expectedOid) {
+        throw new ForgeError('REF_CAS_FAILED', `Ref ${ref} moved: expected ${expectedOid === ZERO_OID ? 'it not to exist' : expectedOid} but it is ${currentOid ?? 'symbolic'}.`, {
+          data: { ref, expected: expectedOid, actual: currentOid },
+          hint: 'Someone else committed to this branch; re-open the session to continue from the new head.',
+        });
+      }
+      await this.appendReflog(ref, expectedOid, newOid, update.committer, update.reflogMessage);
+      await this.fs.promises.rename(lock, path);
+      renamed = true;
+    } finally {
+      if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
+    }
+  }
+
+  /** Writes a symbolic ref (HEAD-style); used when initializing repositories. */
+  async writeSymbolic(ref: string, target: string): Promise<void> {
+    await this.fs.promises.writeFile(joinPath(this.gitdir, ref), `ref: ${target}\n`);
+  }
+
+  private async readLoose(ref: string): Promise<RefValue | null | undefined> {
+    let text: string;
+    try {
+      text = await this.fs.promises.readFile(joinPath(this.gitdir, ref), 'utf8');
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
+      throw toForgeError(error);
+    }
+    text = text.trim();
+    if (text.startsWith('ref:')) return { symbolic: text.slice(4).trim() };
+    if (OID.test(text)) return { oid: text };
+    throw new ForgeError('OBJECT_CORRUPT', `Ref ${ref} holds "${text.slice(0, 60)}", which is neither an oid nor a symbolic ref.`, { data: { ref } });
+  }
+
+  private async packed(): Promise<Map<string, PackedRef>> {
+    let text = '';
+    try {
+      text = await this.fs.promises.readFile(joinPath(this.gitdir, 'packed-refs'), 'utf8');
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
+    }
+    if (this.packedCache && this.packedCache.text === text) return this.packedCache.refs;
+    const refs = new Map<string, PackedRef>();
+    let last: PackedRef | undefined;
+    for (const line of text.split('\n')) {
+      if (line.startsWith('#') || line.length === 0) continue;
+      if (line.startsWith('^')) {
+        if (last) last.peeled = line.slice(1).trim();
+        continue;
+      }
+      const [oid, name] = line.split(' ');
+      if (oid && name && OID.test(oid)) {
+        last = { oid };
+        refs.set(name, last);
+      }
+    }
+    this.packedCache = { text, refs };
+    return refs;
+  }
+
+  private async walkLoose(dir: string, found: Map<string, string>, prefix: string): Promise<void> {
+    let names: string[];
+    try {
+      names = await this.fs.promises.readdir(joinPath(this.gitdir, dir));
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw toForgeError(error);
+    }
+    for (const name of names) {
+      if (name.endsWith('.lock')) continue;
+      const ref = `${dir}/${name}`;
+      const stat = await this.fs.promises.stat(joinPath(this.gitdir, ref));
+      if (stat.isDirectory()) {
+        await this.walkLoose(ref, found, prefix);
+      } else if (ref.startsWith(prefix)) {
+        const value = await this.readLoose(ref).catch(() => undefined);
+        if (value && 'oid' in value) found.set(ref, value.oid);
+      }
+    }
+  }
+
+  private async mkdirFor(path: string, ref: string): Promise<void> {
+    try {
+      await this.fs.promises.mkdir(dirname(path), { recursive: true });
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'EEXIST' || code === 'ENOTDIR') {
+        throw new ForgeError('REF_INVALID_NAME', `Ref ${ref} cannot be created: a ref with the name of one of its parent directories exists.`, { data: { ref } });
+      }
+      throw toForgeError(error);
+    }
+  }
+
+  private async appendReflog(ref: string, oldOid: string, newOid: string, who: Signature, message: string): Promise<void> {
+    const logPath = joinPath(this.gitdir, 'logs', ref);
+    const exists = await this.fs.promises.stat(logPath).then(
+      () => true,
+      () => false,
+    );
+    if (!exists && !(await this.logAllRefUpdates())) return;
+    const line = `${oldOid} ${newOid} ${formatSignature(who)}\t${message.split('\n')[0]}\n`;
+    await this.fs.promises.mkdir(dirname(logPath), { recursive: true });
+    if (this.fs.promises.appendFile) {
+      await this.fs.promises.appendFile(logPath, line);
+    } else {
+      const before = exists ? await this.fs.promises.readFile(logPath, 'utf8') : '';
+      await this.fs.promises.writeFile(logPath, before + line);
+    }
+  }
+}

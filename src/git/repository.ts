@@ -1,0 +1,224 @@
+/**
+ * One handle per repository: where it is, its object store, refs and config, and the caches
+ * every read shares (trees by oid, isomorphic-git's cache object inside the store).
+ * fs-agnostic: node's fs, memfs, or lightning-fs, with a platform for hashing and zlib.
+ */
+import { ForgeError } from '../errors';
+import { RepoConfig, assertSupportedFormat } from './config';
+import { errnoCode, joinPath, pathExists, type GitFs } from './fs';
+import { WeightedLru } from './lru';
+import { parseCommit, parseTag, parseTree, serializeCommit, serializeTree, type Commit, type Signature, type TreeEntry } from './object-codec';
+import { ObjectStore } from './object-store';
+import { portablePlatform, type GitPlatform } from './platform';
+import { RefStore } from './refs';
+
+export interface OpenRepositoryOptions {
+  fs: GitFs;
+  /** A working directory (searched upward for `.git`, like git) or a bare repository's directory. */
+  dir?: string;
+  /** The git directory itself; skips discovery. */
+  gitdir?: string;
+  platform?: GitPlatform;
+}
+
+export const DEFAULT_IDENTITY = { name: 'Forge', email: 'forge@localhost' } as const;
+
+export class Repository {
+  readonly objects: ObjectStore;
+  readonly refs: RefStore;
+  readonly config: RepoConfig;
+  private readonly trees = new WeightedLru<string, readonly TreeEntry[]>(64 * 1024 * 1024, (t) => 64 + t.length * 96);
+
+  private constructor(
+    readonly fs: GitFs,
+    /** The repository's git directory (for a linked worktree: its private gitdir). */
+    readonly gitdir: string,
+    /** Where objects and shared refs live (differs from gitdir only in linked worktrees). */
+    readonly commonDir: string,
+    /** The working directory of a non-bare repository, or null when bare. */
+    readonly workdir: string | null,
+    readonly platform: GitPlatform,
+    alternates: string[],
+  ) {
+    this.config = new RepoConfig(fs, commonDir);
+    this.objects = new ObjectStore(fs, commonDir, platform, alternates);
+    this.refs = new RefStore(fs, commonDir, async () => (await this.config.getBool('core.logAllRefUpdates')) ?? this.workdir !== null);
+  }
+
+  static async open(options: OpenRepositoryOptions): Promise<Repository> {
+    const { fs } = options;
+    const platform = options.platform ?? portablePlatform;
+    const found = options.gitdir !== undefined ? { gitdir: options.gitdir, workdir: null as string | null } : await discover(fs, options.dir ?? '.');
+    const commonDir = await readCommonDir(fs, found.gitdir);
+    const config = new RepoConfig(fs, commonDir);
+    await assertSupportedFormat(config, found.gitdir);
+    const bare = await config.getBool('core.bare');
+    const workdir = bare === true ? null : found.workdir;
+    return new Repository(fs, found.gitdir, commonDir, workdir, platform, await readAlternates(fs, commonDir));
+  }
+
+  get bare(): boolean {
+    return this.workdir === null;
+  }
+
+  async readCommit(oid: string): Promise<Commit> {
+    return parseCommit(await this.objects.readTyped(oid, 'commit'), oid);
+  }
+
+  /** Tree entries in git order; cached by oid (trees never change). */
+  async readTree(oid: string): Promise<readonly TreeEntry[]> {
+    const cached = this.trees.get(oid);
+    if (cached !== undefined) return cached;
+    const entries = parseTree(await this.objects.readTyped(oid, 'tree'), oid);
+    this.trees.set(oid, entries);
+    return entries;
+  }
+
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.objects.readTyped(oid, 'blob');
+  }
+
+  writeBlob(content: Uint8Array): Promise<string> {
+    return this.objects.write('blob', content);
+  }
+
+  /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
+  async writeTree(entries: readonly TreeEntry[]): Promise<string> {
+    const oid = await this.objects.write('tree', serializeTree(entries));
+    this.trees.set(oid, [...entries]);
+    return oid;
+  }
+
+  writeCommit(commit: Commit): Promise<string> {
+    return this.objects.write('commit', serializeCommit(commit));
+  }
+
+  /** Author/committer: explicit values, else user.name/user.email from config, else Forge <forge@localhost>. */
+  async identity(override: Partial<Signature> = {}, now: Date = new Date()): Promise<Signature> {
+    const name = override.name ?? (await this.config.getString('user.name')) ?? DEFAULT_IDENTITY.name;
+    const email = override.email ?? (await this.config.getString('user.email')) ?? DEFAULT_IDENTITY.email;
+    return {
+      name,
+      email,
+      timestamp: override.timestamp ?? Math.floor(now.getTime() / 1000),
+      timezoneOffset: override.timezoneOffset ?? -now.getTimezoneOffset(),
+    };
+  }
+
+  /**
+   * A revision to a commit oid: a full or abbreviated oid, a ref (full, or short as git
+   * expands it: refs/<x>, refs/tags/<x>, refs/heads/<x>, refs/remotes/<x>), HEAD, with any
+   * number of `~N`, `^` and `^N` suffixes. Annotated tags are peeled.
+   */
+  async resolveCommit(revision: string): Promise<string> {
+    const match = /^(.*?)((?:[~^]\d*)*)$/.exec(revision)!;
+    let oid = await this.peelToCommit(await this.resolveBase(match[1]!, revision), revision);
+    for (const step of match[2]!.match(/[~^]\d*/g) ?? []) {
+      const n = step.length > 1 ? Number(step.slice(1)) : 1;
+      if (step[0] === '~') {
+        for (let i = 0; i < n; i++) oid = await this.parentOf(oid, 1, revision);
+      } else if (n > 0) {
+        oid = await this.parentOf(oid, n, revision);
+      }
+    }
+    return oid;
+  }
+
+  close(): void {
+    this.objects.close();
+    this.trees.clear();
+  }
+
+  private async resolveBase(name: string, revision: string): Promise<string> {
+    if (name === '') throw new ForgeError('REF_NOT_FOUND', `Revision "${revision}" is empty.`, { data: { revision } });
+    if (/^[0-9a-f]{40}$/.test(name) && (await this.objects.has(name))) return name;
+    const candidates = name === 'HEAD' || name.startsWith('refs/') ? [name] : [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
+    for (const ref of candidates) {
+      const oid = ref === 'HEAD' ? await this.resolveHead() : await this.refs.resolve(ref);
+      if (oid !== null) return oid;
+    }
+    if (/^[0-9a-f]{4,39}$/.test(name)) {
+      const matches = await this.objects.findByPrefix(name, 2);
+      if (matches.length === 1) return matches[0]!;
+      if (matches.length > 1) throw new ForgeError('REF_NOT_FOUND', `Abbreviated oid "${name}" is ambiguous; give more characters.`, { data: { revision } });
+    }
+    throw new ForgeError('REF_NOT_FOUND', `Revision "${revision}" does not name a commit, branch or tag in this repository.`, { data: { revision } });
+  }
+
+  /** HEAD lives in the worktree's own gitdir; what it points at lives in the common dir. */
+  private async resolveHead(): Promise<string | null> {
+    let text: string;
+    try {
+      text = (await this.fs.promises.readFile(joinPath(this.gitdir, 'HEAD'), 'utf8')).trim();
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw error;
+    }
+    if (text.startsWith('ref:')) return this.refs.resolve(text.slice(4).trim());
+    return /^[0-9a-f]{40}$/.test(text) ? text : null;
+  }
+
+  private async peelToCommit(oid: string, revision: string): Promise<string> {
+    for (let depth = 0; depth < 20; depth++) {
+      const object = await this.objects.read(oid);
+      if (object.type === 'commit') return oid;
+      if (object.type !== 'tag') {
+        throw new ForgeError('OBJECT_TYPE_MISMATCH', `Revision "${revision}" names a ${object.type}, not a commit.`, { data: { revision, oid } });
+      }
+      oid = parseTag(object.content, oid).object;
+    }
+    throw new ForgeError('OBJECT_CORRUPT', `Tag chain of "${revision}" is too long.`, { data: { revision } });
+  }
+
+  private async parentOf(oid: string, n: number, revision: string): Promise<string> {
+    const parent = (await this.readCommit(oid)).parents[n - 1];
+    if (parent === undefined) throw new ForgeError('REF_NOT_FOUND', `Revision "${revision}" goes past a commit that has no parent ${n}.`, { data: { revision } });
+    return parent;
+  }
+}
+
+async function discover(fs: GitFs, start: string): Promise<{ gitdir: string; workdir: string | null }> {
+  let dir = start.length > 1 && start.endsWith('/') ? start.slice(0, -1) : start;
+  for (;;) {
+    const dotGit = joinPath(dir, '.git');
+    const stat = await fs.promises.stat(dotGit).catch(() => null);
+    if (stat?.isDirectory()) return { gitdir: dotGit, workdir: dir };
+    if (stat?.isFile()) {
+      // A linked worktree or submodule: ".git" is a file "gitdir: <path>".
+      const text = (await fs.promises.readFile(dotGit, 'utf8')).trim();
+      if (text.startsWith('gitdir:')) {
+        const target = text.slice(7).trim();
+        return { gitdir: target.startsWith('/') ? target : joinPath(dir, target), workdir: dir };
+      }
+    }
+    if ((await pathExists(fs, joinPath(dir, 'HEAD'))) && (await pathExists(fs, joinPath(dir, 'objects'))) && (await pathExists(fs, joinPath(dir, 'refs')))) {
+      return { gitdir: dir, workdir: null };
+    }
+    const parent = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) || '/' : null;
+    if (parent === null || parent === dir) break;
+    dir = parent;
+  }
+  throw new ForgeError('NOT_A_REPOSITORY', `No git repository at ${start} or any of its parents.`, { data: { dir: start }, hint: 'Pass --repo with the path of a git repository.' });
+}
+
+async function readCommonDir(fs: GitFs, gitdir: string): Promise<string> {
+  try {
+    const text = (await fs.promises.readFile(joinPath(gitdir, 'commondir'), 'utf8')).trim();
+    return text.startsWith('/') ? text : joinPath(gitdir, text);
+  } catch {
+    return gitdir;
+  }
+}
+
+async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
+  try {
+    const text = await fs.promises.readFile(joinPath(commonDir, 'objects/info/alternates'), 'utf8');
+    return text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => (line.startsWith('/') ? line : joinPath(commonDir, 'objects', line)));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Tree entry names and modes the way git's fsck judges them (fsck.c `fsck_tree`,
+ * path.c `is_ntfs_dotgit`, utf8.c `is_hfs_dotgit`), and git's tree entry order.
+ * Pure: shared by tree writing and the tool sandbox, so both refuse the same names.
+ */
+
+/** Code points HFS+ ignores when comparing names (utf8.c next_hfs_char). */
+const HFS_IGNORABLE = new Set([
+  0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e,
+  0x206f, 0xfeff,
+]);
+
+/** `.git` as HFS+ sees it: case-folded, with ignorable code points dropped. */
+export function isHfsDotGit(name: string): boolean {
+  let folded = '';
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    if (HFS_IGNORABLE.has(cp)) continue;
+    folded += cp < 128 ? ch.toLowerCase() : ch;
+    if (folded.length > 4) return false;
+  }
+  return folded === '.git';
+}
+
+function onlySpacesAndPeriods(rest: string): boolean {
+  for (const ch of rest) if (ch !== ' ' && ch !== '.') return false;
+  return true;
+}
+
+/** `.git` as NTFS sees it: trailing spaces and periods dropped, the 8.3 short name `git~1`, streams after `:`. */
+export function isNtfsDotGit(name: string): boolean {
+  for (const segment of name.split('\\')) {
+    const base = segment.split(':')[0]!;
+    const lower = base.toLowerCase();
+    if (lower.startsWith('.git') && onlySpacesAndPeriods(base.slice(4))) return true;
+    if (lower.startsWith('git~1') && onlySpacesAndPeriods(base.slice(5))) return true;
+  }
+  return false;
+}
+
+export function isDotGitName(name: string): boolean {
+  return isHfsDotGit(name) || isNtfsDotGit(name);
+}
+
+export type NameProblem = 'empty' | 'has-slash' | 'has-nul' | 'dot' | 'dotdot' | 'dotgit';
+
+/** Why git's fsck would reject this tree entry name, or null when it is fine. */
+export function treeNameProblem(name: string): NameProblem | null {
+  if (name.length === 0) return 'empty';
+  if (name.includes('/')) return 'has-slash';
+  if (name.includes('\0')) return 'has-nul';
+  if (name === '.') return 'dot';
+  if (name === '..') return 'dotdot';
+  if (isDotGitName(name)) return 'dotgit';
+  return null;
+}
+
+export const TREE_MODES = ['100644', '100755', '120000', '040000', '160000'] as const;
+export type TreeMode = (typeof TREE_MODES)[number];
+
+export function isTreeMode(mode: string): mode is TreeMode {
+  return (TREE_MODES as readonly string[]).includes(mode);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * git's tree order: byte order of the UTF-8 names where a directory compares as `name/`
+ * (so `a.c` < `a/` < `a0`).
+ */
+export function compareTreeEntries(a: { name: string; mode: string }, b: { name: string; mode: string }): number {
+  const an = encoder.encode(a.mode === '040000' ? a.name + '/' : a.name);
+  const bn = encoder.encode(b.mode === '040000' ? b.name + '/' : b.name);
+  const n = Math.min(an.length, bn.length);
+  for (let i = 0; i < n; i++) {
+    if (an[i] !== bn[i]) return an[i]! - bn[i]!;
+  }
+  return an.length - bn.length;
+}

@@ -1,0 +1,216 @@
+/**
+ * Sessions of one repository: create (a branch `forge/session/<id>` whose first commit holds
+ * the session file), open (with the journaled pending set), list, time travel to any commit
+ * of a session, resume from one into a new session, and the turn log.
+ */
+import { ForgeError } from '../errors';
+import { buildTree, diffTrees, ZERO_OID, type Repository, type Signature, type TreeChangeEntry } from '../git';
+import { CommitVfs, FsJournal, WorkInProgressVfs } from '../vfs';
+import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
+import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
+import { Session, type SessionContext } from './session';
+import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
+import { encodeState } from './state-codec';
+import { readStateAt, readStateFromView, sessionIdOf } from './state-io';
+
+export interface CreateSessionOptions {
+  /** A revision to start from; default HEAD. */
+  base?: string;
+  id?: string;
+  mode?: SessionMode;
+  model?: { provider: string; model?: string };
+  author?: Partial<Signature>;
+}
+
+export interface ResumeOptions {
+  /** Any commit of a session branch. */
+  from: string;
+  id?: string;
+  author?: Partial<Signature>;
+}
+
+export interface SessionSummary {
+  id: string;
+  branch: string;
+  head: string;
+  turn: number;
+  updatedAt: string;
+  parent?: { session: string; commit: string; turn: number };
+}
+
+export interface TurnInfo {
+  turn: number;
+  commit: string;
+  time: string;
+  summary: string;
+  changedPaths: string[];
+}
+
+/** A session as it was at one commit: read-only code and conversation. */
+export interface HistoricalSession {
+  id: string;
+  commit: string;
+  state: SessionState;
+  view: CommitVfs;
+  /** Code changes of that commit against its first parent (the session file excluded). */
+  changes: TreeChangeEntry[];
+}
+
+export class SessionStore {
+  private readonly ctx: SessionContext;
+
+  constructor(
+    readonly repo: Repository,
+    now: () => Date = () => new Date(),
+  ) {
+    this.ctx = { repo, now };
+  }
+
+  async create(options: CreateSessionOptions = {}): Promise<Session> {
+    const id = validateSessionId(options.id ?? newSessionId());
+    if ((await this.repo.refs.resolve(sessionRef(id))) !== null) {
+      throw new ForgeError('SESSION_EXISTS', `Session ${id} already exists; open it, or pick another id.`, { data: { id } });
+    }
+    const baseRevision = options.base ?? 'HEAD';
+    const baseCommit = await this.repo.resolveCommit(baseRevision);
+    const now = this.ctx.now().toISOString();
+    const state: SessionState = SessionStateSchema.parse({
+      version: SESSION_STATE_VERSION,
+      id,
+      branch: sessionBranch(id),
+      createdAt: now,
+      updatedAt: now,
+      base: { ref: baseRevision, commit: baseCommit },
+      ...(options.model ? { model: options.model } : {}),
+      mode: options.mode ?? 'unrestricted',
+      turn: 0,
+      messages: [],
+      toolCalls: [],
+      activeFiles: [],
+      readHashes: {},
+      clipboards: {},
+      undo: null,
+    });
+    const message = `Start forge session ${id}\n\nBase: ${baseRevision} (${baseCommit})`;
+    return this.startBranch(state, baseCommit, message, options.author);
+  }
+
+  async open(id: string): Promise<Session> {
+    validateSessionId(id);
+    const head = await this.repo.refs.resolve(sessionRef(id));
+    if (head === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id} (no branch ${sessionBranch(id)}). List sessions with "forge session list".`, { data: { id } });
+    const journal = new FsJournal(this.repo.fs, this.repo.commonDir, id);
+    let baseCommit = head;
+    const pending = await journal.load();
+    if (pending !== null && pending.base !== head) {
+      if (await this.alreadyCommitted(pending.changes, pending.base, head)) {
+        // The process committed, then died before clearing its journal.
+        await journal.clear(pending.owner);
+      } else {
+        // Pending changes made on an older head (a lost compare-and-swap): keep them on their own base;
+        // committing reports the conflict until they are discarded.
+        baseCommit = pending.base;
+      }
+    }
+    const baseView = new CommitVfs(this.repo, baseCommit, (await this.repo.readCommit(baseCommit)).tree);
+    const restored = await WorkInProgressVfs.restore(baseView, journal);
+    const state = restored.state !== undefined ? SessionStateSchema.parse(restored.state) : await readStateFromView(baseView, id, baseCommit);
+    return new Session(this.ctx, state, restored.vfs, baseCommit);
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const out: SessionSummary[] = [];
+    for (const { ref, oid } of await this.repo.refs.list(SESSION_REF_PREFIX)) {
+      const id = ref.slice(SESSION_REF_PREFIX.length);
+      const state = await readStateAt(this.repo, oid, id).catch(() => null);
+      const summary: SessionSummary = { id, branch: sessionBranch(id), head: oid, turn: state?.turn ?? 0, updatedAt: state?.updatedAt ?? '' };
+      if (state?.parent) summary.parent = state.parent;
+      out.push(summary);
+    }
+    return out;
+  }
+
+  /** Time travel: the code and the conversation exactly as they were at a session commit. */
+  async at(revision: string): Promise<HistoricalSession> {
+    const commit = await this.repo.resolveCommit(revision);
+    const id = await sessionIdOf(this.repo, commit);
+    const parsed = await this.repo.readCommit(commit);
+    const view = new CommitVfs(this.repo, commit, parsed.tree);
+    const state = await readStateFromView(view, id, commit);
+    const parentTree = parsed.parents[0] ? (await this.repo.readCommit(parsed.parents[0])).tree : null;
+    const changes = (await diffTrees(this.repo, parentTree, parsed.tree)).filter((c) => c.path !== sessionStatePath(id));
+    return { id, commit, state, view, changes };
+  }
+
+  /** Continues from a historical commit in a NEW session; the original stays untouched. */
+  async resume(options: ResumeOptions): Promise<Session> {
+    const from = await this.at(options.from);
+    const id = validateSessionId(options.id ?? newSessionId());
+    if ((await this.repo.refs.resolve(sessionRef(id))) !== null) {
+      throw new ForgeError('SESSION_EXISTS', `Session ${id} already exists; pick another id for the resumed session.`, { data: { id } });
+    }
+    const now = this.ctx.now().toISOString();
+    const state: SessionState = {
+      ...from.state,
+      id,
+      branch: sessionBranch(id),
+      createdAt: now,
+      updatedAt: now,
+      base: { ref: options.from, commit: from.commit },
+      parent: { session: from.id, commit: from.commit, turn: from.state.turn },
+    };
+    const message = `Resume forge session ${from.id} at turn ${from.state.turn} as ${id}\n\nFrom: ${from.commit}`;
+    return this.startBranch(state, from.commit, message, options.author);
+  }
+
+  /** The session's commits, oldest first: its start (turn 0 or the resumed turn) and every turn. */
+  async log(id: string): Promise<TurnInfo[]> {
+    validateSessionId(id);
+    let oid = await this.repo.refs.resolve(sessionRef(id));
+    if (oid === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id}.`, { data: { id } });
+    const turns: TurnInfo[] = [];
+    while (oid) {
+      const commit = await this.repo.readCommit(oid);
+      const trailers = parseTrailers(commit.message);
+      if (trailers['Forge-Session'] !== id) break;
+      const parentTree = commit.parents[0] ? (await this.repo.readCommit(commit.parents[0])).tree : null;
+      const changed = (await diffTrees(this.repo, parentTree, commit.tree)).map((c) => c.path).filter((p) => p !== sessionStatePath(id));
+      turns.push({
+        turn: Number(trailers['Forge-Turn'] ?? 0),
+        commit: oid,
+        time: new Date(commit.committer.timestamp * 1000).toISOString(),
+        summary: subjectOf(commit.message),
+        changedPaths: changed,
+      });
+      oid = commit.parents[0];
+    }
+    return turns.reverse();
+  }
+
+  private async startBranch(state: SessionState, parent: string, subject: string, author?: Partial<Signature>): Promise<Session> {
+    const stateOid = await this.repo.writeBlob(encodeState(state));
+    const parentCommit = await this.repo.readCommit(parent);
+    const tree = await buildTree(this.repo, parentCommit.tree, [[sessionStatePath(state.id), { oid: stateOid, mode: '100644' }]]);
+    const now = this.ctx.now();
+    const who = await this.repo.identity(author, now);
+    const message = turnCommitMessage({ sessionId: state.id, turn: state.turn, message: subject, changedPaths: [] });
+    const commit = await this.repo.writeCommit({ tree, parents: [parent], author: who, committer: who, message });
+    await this.repo.refs.update({ ref: sessionRef(state.id), newOid: commit, expectedOid: ZERO_OID, committer: who, reflogMessage: `forge: ${subject.split('\n')[0]}` });
+    const journal = new FsJournal(this.repo.fs, this.repo.commonDir, state.id);
+    // A journal left by an earlier session of the same id (deleted branch) must not leak in.
+    await journal.clear();
+    const vfs = new WorkInProgressVfs(new CommitVfs(this.repo, commit, tree), journal);
+    return new Session(this.ctx, state, vfs, commit);
+  }
+
+  private async alreadyCommitted(changes: ReadonlyMap<string, { oid: string; mode: string } | null>, base: string, head: string): Promise<boolean> {
+    const commit = await this.repo.readCommit(head);
+    if (commit.parents[0] !== base) return false;
+    const view = new CommitVfs(this.repo, head, commit.tree);
+    for (const [path, change] of changes) {
+      const entry = await view.entry(path).catch(() => null);
+      if (change === null ? entry !== null : entry?.oid !== change.oid || entry.mode !== change.mode) return false;
+    }
+    return true;
+  }
+}

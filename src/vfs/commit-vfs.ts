@@ -1,0 +1,115 @@
+/**
+ * Read-only view of one commit's tree. Trees are read lazily, one directory at a time, and
+ * each directory's entries are kept in a map by path for the life of the view, so a read by
+ * path after the first costs a few map lookups (the "path map per base commit").
+ */
+import { ForgeError } from '../errors';
+import type { Repository, TreeEntry } from '../git';
+import { normalizePath, nameOf } from './paths';
+import type { EntryMode, EntryType, Vfs, VfsEntry, VfsStat } from './types';
+
+export function entryType(mode: string): EntryType {
+  if (mode === '040000') return 'directory';
+  if (mode === '120000') return 'symlink';
+  if (mode === '160000') return 'submodule';
+  return 'file';
+}
+
+function toVfsEntry(dir: string, entry: TreeEntry): VfsEntry {
+  return { name: entry.name, path: dir ? `${dir}/${entry.name}` : entry.name, type: entryType(entry.mode), mode: entry.mode as EntryMode, oid: entry.oid };
+}
+
+export class CommitVfs implements Vfs {
+  private readonly dirs = new Map<string, Map<string, TreeEntry>>();
+
+  constructor(
+    readonly repo: Repository,
+    /** The commit this view shows (null for a view of a bare tree). */
+    readonly commit: string | null,
+    readonly rootTree: string,
+  ) {}
+
+  static async open(repo: Repository, revision: string): Promise<CommitVfs> {
+    const commit = await repo.resolveCommit(revision);
+    return new CommitVfs(repo, commit, (await repo.readCommit(commit)).tree);
+  }
+
+  /** The tree entry at a path, or null ('' is the root, returned as a directory entry). */
+  async entry(path: string): Promise<TreeEntry | null> {
+    const p = normalizePath(path, { allowRoot: true });
+    if (p === '') return { name: '', mode: '040000', oid: this.rootTree };
+    const slash = p.lastIndexOf('/');
+    const dir = slash < 0 ? '' : p.slice(0, slash);
+    const entries = await this.directory(dir);
+    return entries?.get(p.slice(slash + 1)) ?? null;
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const entry = await this.entry(path);
+    if (entry === null) throw new ForgeError('PATH_NOT_FOUND', `No file at "${path}".`, { data: { path } });
+    if (entry.mode === '040000') throw new ForgeError('PATH_IS_DIRECTORY', `"${path}" is a directory, not a file.`, { data: { path } });
+    if (entry.mode === '160000') throw new ForgeError('PATH_IS_DIRECTORY', `"${path}" is a submodule; its files are not in this repository.`, { data: { path } });
+    return this.repo.readBlob(entry.oid);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return (await this.entry(path)) !== null;
+  }
+
+  async stat(path: string): Promise<VfsStat | null> {
+    const p = normalizePath(path, { allowRoot: true });
+    const entry = await this.entry(p);
+    if (entry === null) return null;
+    const stat: VfsStat = { name: nameOf(p), path: p, type: entryType(entry.mode), mode: entry.mode as EntryMode, oid: entry.oid };
+    if (entry.mode !== '040000' && entry.mode !== '160000') stat.size = (await this.repo.readBlob(entry.oid)).length;
+    return stat;
+  }
+
+  async list(dir: string): Promise<VfsEntry[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    const entries = await this.directory(p);
+    if (entries === null) {
+      const entry = await this.entry(p);
+      if (entry !== null) throw new ForgeError('PATH_NOT_DIRECTORY', `"${dir}" is a file, not a directory.`, { data: { path: dir } });
+      throw new ForgeError('PATH_NOT_FOUND', `No directory at "${dir}".`, { data: { path: dir } });
+    }
+    return [...entries.values()].map((e) => toVfsEntry(p, e)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async walk(dir = ''): Promise<VfsEntry[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    const entry = await this.entry(p);
+    if (entry === null) return [];
+    if (entry.mode !== '040000') return [toVfsEntry(p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '', { ...entry, name: nameOf(p) })];
+    const out: VfsEntry[] = [];
+    await this.walkTree(entry.oid, p, out);
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  private async walkTree(oid: string, dir: string, out: VfsEntry[]): Promise<void> {
+    for (const entry of await this.repo.readTree(oid)) {
+      if (entry.mode === '040000') await this.walkTree(entry.oid, dir ? `${dir}/${entry.name}` : entry.name, out);
+      else out.push(toVfsEntry(dir, entry));
+    }
+  }
+
+  /** A directory's entries by name; null when the path is not a directory of this tree. */
+  async directory(dir: string): Promise<Map<string, TreeEntry> | null> {
+    const cached = this.dirs.get(dir);
+    if (cached !== undefined) return cached;
+    let treeOid: string;
+    if (dir === '') {
+      treeOid = this.rootTree;
+    } else {
+      const slash = dir.lastIndexOf('/');
+      const parent = await this.directory(slash < 0 ? '' : dir.slice(0, slash));
+      const entry = parent?.get(dir.slice(slash + 1));
+      if (!entry || entry.mode !== '040000') return null;
+      treeOid = entry.oid;
+    }
+    const map = new Map<string, TreeEntry>();
+    for (const entry of await this.repo.readTree(treeOid)) map.set(entry.name, entry);
+    this.dirs.set(dir, map);
+    return map;
+  }
+}

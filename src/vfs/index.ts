@@ -1,0 +1,6 @@
+export type { Vfs, WritableVfs, VfsEntry, VfsStat, FileMode, EntryMode, EntryType, PendingChange, ChangeKind, WriteOptions } from './types';
+export { CommitVfs, entryType } from './commit-vfs';
+export { WorkInProgressVfs, type PendingValue } from './work-in-progress-vfs';
+export { FsJournal, NullJournal, type Journal, type JournalContent, type JournalEntry } from './journal';
+export { materialize, type MaterializeResult } from './materialize';
+export { normalizePath, parentOf, nameOf, ancestorsOf, isUnder } from './paths';

@@ -1,0 +1,135 @@
+/**
+ * The pending set's journal: an append-only JSON-lines file under the gitdir
+ * (`forge/pending/<key>.jsonl`), so a crash mid-turn loses no edit. Blobs are in the object
+ * store before their line is appended; a torn last line (a crash mid-append) is ignored.
+ *
+ * Line 1 is a header {v, base, owner}; then one line per change, and state snapshots.
+ * `owner` is the id of the view that last rewrote the file: a view clears the journal after a
+ * commit only if it still owns it, so a second writer's journal is not removed by the first.
+ */
+import { ForgeError, toForgeError } from '../errors';
+import { dirname, errnoCode, joinPath, type GitFs } from '../git';
+import type { FileMode } from './types';
+
+export type JournalEntry = { path: string; oid: string; mode: FileMode } | { path: string; deleted: true } | { path: string; reverted: true };
+
+export interface JournalContent {
+  base: string;
+  owner: string;
+  changes: Map<string, { oid: string; mode: FileMode } | null>;
+  /** The latest state snapshot recorded with the pending set (the session's in-turn state). */
+  state?: unknown;
+}
+
+export interface Journal {
+  load(): Promise<JournalContent | null>;
+  /** Starts a fresh file holding exactly this content (and makes `owner` its owner). */
+  rewrite(content: JournalContent): Promise<void>;
+  append(entry: JournalEntry): Promise<void>;
+  appendState(state: unknown): Promise<void>;
+  /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
+  clear(owner?: string): Promise<void>;
+}
+
+interface Header {
+  v: 1;
+  base: string;
+  owner: string;
+}
+
+export class FsJournal implements Journal {
+  private readonly path: string;
+
+  constructor(
+    private readonly fs: GitFs,
+    gitdir: string,
+    key: string,
+  ) {
+    this.path = joinPath(gitdir, 'forge', 'pending', `${key}.jsonl`);
+  }
+
+  async load(): Promise<JournalContent | null> {
+    let text: string;
+    try {
+      text = await this.fs.promises.readFile(this.path, 'utf8');
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw toForgeError(error);
+    }
+    const lines = text.split('\n');
+    let header: Header;
+    try {
+      header = JSON.parse(lines[0]!) as Header;
+    } catch (error) {
+      throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable header.`, { data: { path: this.path }, cause: error });
+    }
+    const content: JournalContent = { base: header.base, owner: header.owner, changes: new Map() };
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line === '') continue;
+      let entry: JournalEntry | { state: unknown };
+      try {
+        entry = JSON.parse(line) as JournalEntry | { state: unknown };
+      } catch (error) {
+        // Only the last line can be torn by a crash; anything earlier means real corruption.
+        if (lines.slice(i + 1).every((l) => l === '')) break;
+        throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable line ${i + 1}.`, { data: { path: this.path }, cause: error });
+      }
+      if ('state' in entry) content.state = entry.state;
+      else if ('deleted' in entry) content.changes.set(entry.path, null);
+      else if ('reverted' in entry) content.changes.delete(entry.path);
+      else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });
+    }
+    return content;
+  }
+
+  async rewrite(content: JournalContent): Promise<void> {
+    const lines = [JSON.stringify({ v: 1, base: content.base, owner: content.owner } satisfies Header)];
+    for (const [path, change] of content.changes) {
+      lines.push(JSON.stringify(change === null ? { path, deleted: true } : { path, oid: change.oid, mode: change.mode }));
+    }
+    if (content.state !== undefined) lines.push(JSON.stringify({ state: content.state }));
+    const tmp = `${this.path}.${content.owner}.tmp`;
+    await this.fs.promises.mkdir(dirname(this.path), { recursive: true });
+    await this.fs.promises.writeFile(tmp, lines.join('\n') + '\n');
+    await this.fs.promises.rename(tmp, this.path);
+  }
+
+  append(entry: JournalEntry): Promise<void> {
+    return this.appendLine(JSON.stringify(entry));
+  }
+
+  appendState(state: unknown): Promise<void> {
+    return this.appendLine(JSON.stringify({ state }));
+  }
+
+  async clear(owner?: string): Promise<void> {
+    if (owner !== undefined) {
+      const current = await this.load().catch(() => null);
+      if (current !== null && current.owner !== owner) return;
+    }
+    await this.fs.promises.unlink(this.path).catch((error: unknown) => {
+      if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
+    });
+  }
+
+  private async appendLine(line: string): Promise<void> {
+    if (this.fs.promises.appendFile) {
+      await this.fs.promises.appendFile(this.path, line + '\n');
+    } else {
+      const before = await this.fs.promises.readFile(this.path, 'utf8').catch(() => '');
+      await this.fs.promises.writeFile(this.path, before + line + '\n');
+    }
+  }
+}
+
+/** A journal that keeps nothing (views that need no crash safety, e.g. scratch views in tests). */
+export class NullJournal implements Journal {
+  async load(): Promise<null> {
+    return null;
+  }
+  async rewrite(): Promise<void> {}
+  async append(): Promise<void> {}
+  async appendState(): Promise<void> {}
+  async clear(): Promise<void> {}
+}

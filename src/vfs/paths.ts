@@ -1,0 +1,43 @@
+/** Repo-relative POSIX path handling shared by the views (the tool sandbox is stricter). */
+import { ForgeError } from '../errors';
+
+/** Normalizes '' / '.' / './a/' style input and rejects what can never name a tree entry. */
+export function normalizePath(path: string, { allowRoot = false } = {}): string {
+  let p = path;
+  while (p.startsWith('./')) p = p.slice(2);
+  if (p === '.' || p === '/') p = '';
+  if (p.endsWith('/')) p = p.slice(0, -1);
+  if (p === '') {
+    if (allowRoot) return '';
+    throw new ForgeError('PATH_INVALID', 'The path is empty; give a repo-relative file path.', { data: { path } });
+  }
+  if (p.startsWith('/') || p.split('/').some((c) => c === '' || c === '.' || c === '..') || p.includes('\0')) {
+    throw new ForgeError('PATH_INVALID', `"${path}" is not a repo-relative path (no leading "/", no "." or ".." components, no empty components).`, { data: { path } });
+  }
+  return p;
+}
+
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+export function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Ancestors from the top: "a/b/c" -> ["a", "a/b"]. */
+export function ancestorsOf(path: string): string[] {
+  const parts = path.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  return out;
+}
+
+export function isUnder(path: string, dir: string): boolean {
+  return dir === '' || path === dir || path.startsWith(dir + '/');
+}
+
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

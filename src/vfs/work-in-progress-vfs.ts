@@ -1,0 +1,321 @@
+/**
+ * The writable layer over a commit view: pending writes (blob oid + mode) and deletions,
+ * journaled as they happen. Every read sees base + pending. Blobs go to the object store as
+ * they are written (content-addressed, harmless if never committed), so the pending set is
+ * only `path -> {oid, mode} | deleted`. It behaves like a filesystem: no file below a file,
+ * no file where a directory is, a directory exists while any file below it does.
+ */
+import { ForgeError } from '../errors';
+import type { TreeEntry } from '../git';
+import { CommitVfs, entryType } from './commit-vfs';
+import { NullJournal, type Journal } from './journal';
+import { ancestorsOf, comparePaths, isUnder, nameOf, normalizePath, parentOf } from './paths';
+import type { EntryMode, FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from './types';
+
+export type PendingValue = { oid: string; mode: FileMode } | null;
+
+type Kind = 'file' | 'symlink' | 'submodule' | 'directory';
+
+export class WorkInProgressVfs implements WritableVfs {
+  private pending = new Map<string, PendingValue>();
+  /** Number of live pending files below each directory (pending writes create directories). */
+  private pendingDirs = new Map<string, number>();
+  /** Number of base files deleted below each directory (a base directory vanishes when all are). */
+  private deletedUnder = new Map<string, number>();
+  private baseFileCounts = new Map<string, number>();
+  private journalStarted = false;
+  private stateSnapshot: unknown;
+  readonly owner: string;
+
+  constructor(
+    private base: CommitVfs,
+    private readonly journal: Journal = new NullJournal(),
+    owner?: string,
+  ) {
+    this.owner = owner ?? randomId();
+  }
+
+  /** Re-opens a journaled pending set over its base view. */
+  static async restore(base: CommitVfs, journal: Journal, owner?: string): Promise<{ vfs: WorkInProgressVfs; state?: unknown; journalBase?: string }> {
+    const vfs = new WorkInProgressVfs(base, journal, owner);
+    const content = await journal.load();
+    if (content === null) return { vfs };
+    for (const [path, value] of content.changes) vfs.setPending(path, value);
+    vfs.stateSnapshot = content.state;
+    // Take ownership so that this view's commit clears the journal.
+    await journal.rewrite({ base: content.base, owner: vfs.owner, changes: vfs.pending, state: content.state });
+    vfs.journalStarted = true;
+    return { vfs, state: content.state, journalBase: content.base };
+  }
+
+  get baseView(): CommitVfs {
+    return this.base;
+  }
+
+  get repo() {
+    return this.base.repo;
+  }
+
+  /** The pending set itself (read-only use: the turn commit builds trees from it). */
+  get pendingSet(): ReadonlyMap<string, PendingValue> {
+    return this.pending;
+  }
+
+  get hasPending(): boolean {
+    return this.pending.size > 0;
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const p = normalizePath(path);
+    const pending = this.pending.get(p);
+    if (pending) return this.repo.readBlob(pending.oid);
+    const kind = await this.kindAt(p);
+    if (kind === null) throw new ForgeError('PATH_NOT_FOUND', `No file at "${path}".`, { data: { path } });
+    if (kind === 'directory') throw new ForgeError('PATH_IS_DIRECTORY', `"${path}" is a directory, not a file.`, { data: { path } });
+    return this.base.readFile(p);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return (await this.kindAt(normalizePath(path, { allowRoot: true }))) !== null;
+  }
+
+  async stat(path: string): Promise<VfsStat | null> {
+    const p = normalizePath(path, { allowRoot: true });
+    const kind = await this.kindAt(p);
+    if (kind === null) return null;
+    const pending = this.pending.get(p);
+    if (pending) {
+      return { name: nameOf(p), path: p, type: entryType(pending.mode), mode: pending.mode, oid: pending.oid, size: (await this.repo.readBlob(pending.oid)).length };
+    }
+    if (kind === 'directory') {
+      const baseEntry = await this.base.entry(p);
+      const touched = this.pendingDirs.has(p) || this.deletedUnder.has(p) || p === '';
+      return { name: nameOf(p), path: p, type: 'directory', mode: '040000', oid: touched && this.pending.size > 0 ? '' : baseEntry?.mode === '040000' ? baseEntry.oid : '' };
+    }
+    return this.base.stat(p);
+  }
+
+  async list(dir: string): Promise<VfsEntry[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    const kind = await this.kindAt(p);
+    if (kind === null) throw new ForgeError('PATH_NOT_FOUND', `No directory at "${dir}".`, { data: { path: dir } });
+    if (kind !== 'directory') throw new ForgeError('PATH_NOT_DIRECTORY', `"${dir}" is a file, not a directory.`, { data: { path: dir } });
+    const out = new Map<string, VfsEntry>();
+    const baseEntries = this.baseChildrenVisible(p) ? await this.base.directory(p) : null;
+    for (const entry of baseEntries?.values() ?? []) {
+      const path = p ? `${p}/${entry.name}` : entry.name;
+      const childKind = await this.kindAt(path);
+      if (childKind === null) continue;
+      out.set(entry.name, await this.entryFor(path, entry, childKind));
+    }
+    for (const path of this.pending.keys()) {
+      if (parentOf(path) !== p || this.pending.get(path) === null) continue;
+      const value = this.pending.get(path)!;
+      out.set(nameOf(path), { name: nameOf(path), path, type: entryType(value.mode), mode: value.mode, oid: value.oid });
+    }
+    for (const [dirPath, count] of this.pendingDirs) {
+      if (count > 0 && parentOf(dirPath) === p && !out.has(nameOf(dirPath))) {
+        out.set(nameOf(dirPath), { name: nameOf(dirPath), path: dirPath, type: 'directory', mode: '040000', oid: '' });
+      }
+    }
+    return [...out.values()].sort((a, b) => comparePaths(a.name, b.name));
+  }
+
+  async walk(dir = ''): Promise<VfsEntry[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    const out = new Map<string, VfsEntry>();
+    for (const entry of await this.base.walk(p)) {
+      if (this.pending.has(entry.path) || this.shadowedByPendingFile(entry.path)) continue;
+      out.set(entry.path, entry);
+    }
+    for (const [path, value] of this.pending) {
+      if (value !== null && isUnder(path, p)) out.set(path, { name: nameOf(path), path, type: entryType(value.mode), mode: value.mode, oid: value.oid });
+    }
+    return [...out.values()].sort((a, b) => comparePaths(a.path, b.path));
+  }
+
+  async writeFile(path: string, content: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    const p = normalizePath(path);
+    for (const ancestor of ancestorsOf(p)) {
+      const kind = await this.kindAt(ancestor);
+      if (kind !== null && kind !== 'directory') {
+        throw new ForgeError('PATH_NOT_DIRECTORY', `Cannot write "${path}": "${ancestor}" is a file, not a directory.`, { data: { path, parent: ancestor } });
+      }
+    }
+    const kind = await this.kindAt(p);
+    if (kind === 'directory') throw new ForgeError('PATH_IS_DIRECTORY', `Cannot write "${path}": it is a directory.`, { data: { path } });
+    if (kind === 'submodule') throw new ForgeError('PATH_IS_DIRECTORY', `Cannot write "${path}": it is a submodule.`, { data: { path } });
+    const mode = options.mode ?? (await this.currentMode(p)) ?? '100644';
+    const oid = await this.repo.writeBlob(content);
+    const baseEntry = await this.baseEntryAt(p);
+    if (baseEntry && baseEntry.oid === oid && baseEntry.mode === mode) {
+      await this.change(p, undefined);
+    } else {
+      await this.change(p, { oid, mode });
+    }
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    const p = normalizePath(path);
+    const kind = await this.kindAt(p);
+    if (kind === null) throw new ForgeError('PATH_NOT_FOUND', `Cannot delete "${path}": no file there.`, { data: { path } });
+    if (kind === 'directory') throw new ForgeError('PATH_IS_DIRECTORY', `Cannot delete "${path}": it is a directory; delete the files in it.`, { data: { path } });
+    await this.change(p, (await this.baseEntryAt(p)) ? null : undefined);
+  }
+
+  /** Sets a path back to exactly what the base has (or absent), e.g. for undo inside a turn. */
+  async revertToBase(path: string): Promise<void> {
+    await this.change(normalizePath(path), undefined);
+  }
+
+  async diff(): Promise<PendingChange[]> {
+    const out: PendingChange[] = [];
+    for (const path of [...this.pending.keys()].sort(comparePaths)) {
+      const value = this.pending.get(path)!;
+      const baseEntry = await this.baseEntryAt(path);
+      if (value === null) {
+        if (baseEntry) out.push({ path, kind: 'deleted', oldOid: baseEntry.oid, oldMode: baseEntry.mode as EntryMode });
+      } else if (baseEntry) {
+        out.push({ path, kind: 'modified', oldOid: baseEntry.oid, oldMode: baseEntry.mode as EntryMode, newOid: value.oid, newMode: value.mode });
+      } else {
+        out.push({ path, kind: 'added', newOid: value.oid, newMode: value.mode });
+      }
+    }
+    return out;
+  }
+
+  async discard(): Promise<void> {
+    this.resetPending();
+    this.stateSnapshot = undefined;
+    await this.journal.clear(this.owner);
+    this.journalStarted = false;
+  }
+
+  /** After a commit: the committed tree becomes the base and the pending set empties. */
+  async rebase(newBase: CommitVfs): Promise<void> {
+    this.base = newBase;
+    this.resetPending();
+    this.stateSnapshot = undefined;
+    await this.journal.clear(this.owner);
+    this.journalStarted = false;
+  }
+
+  /** Records an in-turn state snapshot with the pending set (crash recovery of the conversation). */
+  async journalState(state: unknown): Promise<void> {
+    this.stateSnapshot = state;
+    await this.ensureJournal();
+    await this.journal.appendState(state);
+  }
+
+  /** Rewrites the journal as this view's own (after a lost compare-and-swap, so nothing is lost). */
+  async persistJournal(): Promise<void> {
+    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, state: this.stateSnapshot });
+    this.journalStarted = true;
+  }
+
+  private async change(path: string, value: PendingValue | undefined): Promise<void> {
+    this.setPending(path, value);
+    await this.ensureJournal();
+    if (value === undefined) await this.journal.append({ path, reverted: true });
+    else if (value === null) await this.journal.append({ path, deleted: true });
+    else await this.journal.append({ path, oid: value.oid, mode: value.mode });
+  }
+
+  private async ensureJournal(): Promise<void> {
+    if (this.journalStarted) return;
+    this.journalStarted = true;
+    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, state: this.stateSnapshot });
+  }
+
+  /** Updates the pending map and the directory counters (undefined: back to base). */
+  private setPending(path: string, value: PendingValue | undefined): void {
+    const before = this.pending.get(path);
+    const had = this.pending.has(path);
+    if (had && before !== null) this.bump(this.pendingDirs, path, -1);
+    if (had && before === null) this.bump(this.deletedUnder, path, -1);
+    if (value === undefined) this.pending.delete(path);
+    else this.pending.set(path, value);
+    if (value !== undefined && value !== null) this.bump(this.pendingDirs, path, +1);
+    if (value === null) this.bump(this.deletedUnder, path, +1);
+  }
+
+  private bump(counter: Map<string, number>, path: string, delta: number): void {
+    for (const dir of ancestorsOf(path)) {
+      const next = (counter.get(dir) ?? 0) + delta;
+      if (next === 0) counter.delete(dir);
+      else counter.set(dir, next);
+    }
+  }
+
+  private resetPending(): void {
+    this.pending = new Map();
+    this.pendingDirs = new Map();
+    this.deletedUnder = new Map();
+    this.baseFileCounts = new Map();
+  }
+
+  /** What is at a path in the overlaid view, or null. */
+  private async kindAt(path: string): Promise<Kind | null> {
+    if (path === '') return 'directory';
+    if (this.pending.has(path)) {
+      const value = this.pending.get(path)!;
+      if (value !== null) return entryType(value.mode) as Kind;
+      return this.pendingDirs.has(path) ? 'directory' : null;
+    }
+    if (this.pendingDirs.has(path)) return 'directory';
+    if (this.shadowedByPendingFile(path)) return null;
+    const entry = await this.base.entry(path);
+    if (entry === null) return null;
+    if (entry.mode !== '040000') return entryType(entry.mode) as Kind;
+    return (await this.baseDirectorySurvives(path)) ? 'directory' : null;
+  }
+
+  /** A pending file or deletion at an ancestor hides everything the base has below it. */
+  private shadowedByPendingFile(path: string): boolean {
+    for (const ancestor of ancestorsOf(path)) if (this.pending.has(ancestor)) return true;
+    return false;
+  }
+
+  private baseChildrenVisible(dir: string): boolean {
+    return dir === '' || (!this.pending.has(dir) && !this.shadowedByPendingFile(dir));
+  }
+
+  private async baseDirectorySurvives(dir: string): Promise<boolean> {
+    const deleted = this.deletedUnder.get(dir) ?? 0;
+    if (deleted === 0) return true;
+    let total = this.baseFileCounts.get(dir);
+    if (total === undefined) {
+      total = (await this.base.walk(dir)).length;
+      this.baseFileCounts.set(dir, total);
+    }
+    return deleted < total;
+  }
+
+  private async baseEntryAt(path: string): Promise<TreeEntry | null> {
+    for (const ancestor of ancestorsOf(path)) {
+      const entry = await this.base.entry(ancestor);
+      if (entry === null || entry.mode !== '040000') return null;
+    }
+    const entry = await this.base.entry(path);
+    return entry && entry.mode !== '040000' ? entry : null;
+  }
+
+  private async currentMode(path: string): Promise<FileMode | undefined> {
+    const pending = this.pending.get(path);
+    if (pending) return pending.mode;
+    if (pending === null) return undefined;
+    const entry = await this.baseEntryAt(path);
+    return entry && entry.mode !== '160000' ? (entry.mode as FileMode) : undefined;
+  }
+
+  private async entryFor(path: string, entry: TreeEntry, kind: Kind): Promise<VfsEntry> {
+    const changedBelow = kind === 'directory' && (this.pendingDirs.has(path) || this.deletedUnder.has(path));
+    return { name: entry.name, path, type: kind, mode: entry.mode as EntryMode, oid: changedBelow ? '' : entry.oid };
+  }
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

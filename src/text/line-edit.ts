@@ -1,0 +1,80 @@
+/**
+ * The Edit tool's line-range mode: replace exactly lines startLine..endLine (1-based, inclusive).
+ *
+ * Rules:
+ * - Lines are counted like `cat -n`: a final newline does not start another line, an empty file has
+ *   none. The range must satisfy 1 <= startLine <= endLine <= line count; anything else (including a
+ *   range past the end, or startLine > endLine) is an error that states the file's line count.
+ *   There is no insert form: to insert, replace a neighbouring line with itself plus the new lines.
+ * - newContent is the text of the new lines. One trailing newline in it, if present, only ends its
+ *   last line; that last line then gets the original terminator of line endLine, so the next line
+ *   is never glued on and a file without a final newline keeps it that way. Newlines inside
+ *   newContent are written in the file's dominant style.
+ * - An empty newContent deletes the lines together with their terminators.
+ * - Bytes outside the range are kept exactly.
+ */
+import { editError, type LineEditResult } from './edit-result';
+import { splitLinesKeepEnds } from './lines';
+import { analyzeNewlines, convertNewlines, toLF } from './newlines';
+
+export interface LineEditRequest {
+  startLine: number;
+  endLine: number;
+  newContent: string;
+}
+
+export function applyLineEdit(original: string, request: LineEditRequest): LineEditResult {
+  const { startLine, endLine, newContent } = request;
+  const lines = splitLinesKeepEnds(original);
+  const count = lines.length;
+  if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < 1) {
+    return editError(
+      'TEXT_LINE_RANGE_INVALID',
+      `start_line and end_line must be whole numbers from 1 (got ${startLine} and ${endLine}); lines are 1-based and the file has ${count} line(s).`,
+    );
+  }
+  if (startLine > endLine) {
+    return editError(
+      'TEXT_LINE_RANGE_INVALID',
+      `start_line ${startLine} is after end_line ${endLine}; give start_line <= end_line (both inclusive). ` +
+        'To insert lines, replace a neighbouring line with itself plus the new lines.',
+    );
+  }
+  if (count === 0) {
+    return editError(
+      'TEXT_LINE_RANGE_INVALID',
+      'the file is empty, so it has no lines to replace; write its whole content instead (for example with an overwrite patch).',
+    );
+  }
+  if (endLine > count) {
+    return editError(
+      'TEXT_LINE_RANGE_INVALID',
+      `lines ${startLine}-${endLine} go past the end of the file, which has ${count} line(s); use a range within 1-${count}.`,
+    );
+  }
+
+  let startOffset = 0;
+  for (let i = 0; i < startLine - 1; i++) startOffset += lines[i].content.length + lines[i].terminator.length;
+  let endOffset = startOffset;
+  for (let i = startLine - 1; i < endLine; i++) endOffset += lines[i].content.length + lines[i].terminator.length;
+
+  const newlineKind = analyzeNewlines(original).dominant;
+  let replacement = '';
+  let newLineCount = 0;
+  if (newContent !== '') {
+    const lf = toLF(newContent);
+    const body = lf.endsWith('\n') ? lf.slice(0, -1) : lf;
+    replacement = convertNewlines(body, newlineKind) + lines[endLine - 1].terminator;
+    newLineCount = body.split('\n').length;
+  }
+  const text = original.slice(0, startOffset) + replacement + original.slice(endOffset);
+  const what = newLineCount === 0 ? 'deleted' : `replaced with ${newLineCount} line(s)`;
+  return {
+    status: 'ok',
+    text,
+    message: `lines ${startLine}-${endLine} ${what} (newlines written as ${newlineKind}).`,
+    startLine,
+    endLine: startLine + newLineCount - 1,
+    newlineKind,
+  };
+}

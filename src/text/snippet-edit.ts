@@ -1,0 +1,122 @@
+/**
+ * The Edit tool's snippet mode (FR-SFE-05..12): replace the one occurrence of a snippet. Matching
+ * runs on the canonical LF view of both the file and the snippets, so any newline style matches;
+ * the new snippet is written in the file's dominant style; every byte outside the match is kept.
+ *
+ * With a match hint, only matches lying entirely within [startLine, endLine] count: none there is
+ * `no_match` even if the snippet occurs elsewhere (never a fallback), several there is `ambiguous`.
+ * Overlapping occurrences count as separate matches.
+ */
+import { canonicalize } from './canonical';
+import { closestLines, formatCandidates } from './closest-lines';
+import { editError, type SnippetEditResult } from './edit-result';
+import { findExactMatches, locateOldText } from './fuzzy-match';
+import { LineIndex } from './lines';
+import { analyzeNewlines, convertNewlines, toLF } from './newlines';
+
+export interface MatchHint {
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+}
+
+export interface SnippetEditRequest {
+  oldSnippet: string;
+  newSnippet: string;
+  matchHint?: MatchHint;
+}
+
+interface Match {
+  start: number;
+  end: number;
+  startLine: number;
+  endLine: number;
+}
+
+export function applySnippetEdit(original: string, request: SnippetEditRequest): SnippetEditResult {
+  const { matchHint: hint } = request;
+  if (hint !== undefined) {
+    const problem = hintProblem(hint);
+    if (problem !== null) return editError('TEXT_MATCH_HINT_INVALID', problem);
+  }
+  const oldSnippet = toLF(request.oldSnippet);
+  if (oldSnippet === '') {
+    return editError(
+      'TEXT_EMPTY_SNIPPET',
+      'old_snippet is empty, so it cannot identify what to replace. Copy the exact text to change from the file ' +
+        'into old_snippet, or use line-range mode (start_line, end_line, new_content).',
+    );
+  }
+
+  const view = canonicalize(original);
+  const index = new LineIndex(view.canonical);
+  const all: Match[] = findExactMatches(view.canonical, oldSnippet).map((start) => {
+    const end = start + oldSnippet.length;
+    return { start, end, ...index.lineRange(start, end) };
+  });
+  const eligible = hint === undefined ? all : all.filter((m) => m.startLine >= hint.startLine && m.endLine <= hint.endLine);
+
+  if (eligible.length === 0) return noMatch(view.canonical, oldSnippet, all, hint, index);
+  if (eligible.length > 1) {
+    const lines = eligible.map((m) => m.startLine);
+    const where = hint === undefined ? '' : ` within match_hint lines ${hint.startLine}-${hint.endLine}`;
+    return {
+      status: 'ambiguous',
+      code: 'TEXT_AMBIGUOUS_MATCH',
+      message:
+        `old_snippet matches ${eligible.length} places${where} (starting at lines ${lines.join(', ')}), so nothing was changed. ` +
+        'Give a match_hint {start_line, end_line} that covers exactly one of them, or add neighbouring lines to old_snippet.',
+      candidateLines: lines,
+    };
+  }
+
+  const match = eligible[0];
+  const newlineKind = analyzeNewlines(original).dominant;
+  const replacement = convertNewlines(request.newSnippet, newlineKind);
+  const text = original.slice(0, view.toOriginal(match.start)) + replacement + original.slice(view.toOriginal(match.end));
+  return {
+    status: 'ok',
+    text,
+    message: `replaced lines ${match.startLine}-${match.endLine} (newlines written as ${newlineKind}).`,
+    matchStartLine: match.startLine,
+    matchEndLine: match.endLine,
+    newlineKind,
+  };
+}
+
+function hintProblem(hint: MatchHint): string | null {
+  const { startLine, endLine } = hint;
+  if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < 1) {
+    return `match_hint lines must be whole numbers from 1 (got start_line ${startLine}, end_line ${endLine}); lines are 1-based.`;
+  }
+  if (startLine > endLine) {
+    return `match_hint start_line ${startLine} is after end_line ${endLine}; give start_line <= end_line.`;
+  }
+  return null;
+}
+
+function noMatch(canonical: string, snippet: string, all: Match[], hint: MatchHint | undefined, index: LineIndex): SnippetEditResult {
+  const candidates = closestLines(canonical, snippet);
+  const parts: string[] = [];
+  if (hint !== undefined && all.length > 0) {
+    parts.push(
+      `old_snippet occurs at line(s) ${all.map((m) => m.startLine).join(', ')}, but not within match_hint lines ` +
+        `${hint.startLine}-${hint.endLine}, so nothing was changed (a hint never falls back to matches outside it). ` +
+        'Correct match_hint so that it covers the occurrence you mean, or drop it if the snippet is unique.',
+    );
+  } else {
+    parts.push('old_snippet was not found in the file, so nothing was changed.');
+    // The Edit tool does not apply fuzzy matches, but saying where one is helps the model fix its snippet.
+    const loose = locateOldText(canonical, snippet, null, index);
+    if (loose.kind === 'found') {
+      const { startLine, endLine } = index.lineRange(loose.start, loose.end);
+      parts.push(
+        `Lines ${startLine}-${endLine} match if whitespace is ignored (${loose.fuzzy?.description ?? 'whitespace differs'}); ` +
+          'copy old_snippet exactly from there, including indentation.',
+      );
+    }
+    if (candidates.length > 0) parts.push(`The most similar lines are:\n${formatCandidates(candidates)}`);
+    parts.push('Re-read the file and copy old_snippet exactly as it appears.');
+  }
+  return { status: 'no_match', code: 'TEXT_NO_MATCH', message: parts.join('\n'), candidates };
+}

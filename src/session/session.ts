@@ -36,7 +36,7 @@ export interface SessionContext {
 export class Session {
   constructor(
     private readonly ctx: SessionContext,
-    public state: SessionState,
+    readonly state: SessionState,
     readonly vfs: WorkInProgressVfs,
     private headOid: string,
   ) {}
@@ -120,7 +120,9 @@ export class Session {
       }
       throw error;
     }
-    this.state = nextState;
+    // In place: tool contexts hold this very object across turns.
+    this.state.turn = nextState.turn;
+    this.state.updatedAt = nextState.updatedAt;
     this.headOid = commit;
     await this.vfs.rebase(new CommitVfs(repo, commit, tree));
     return { commit, tree, turn, changes, message };
@@ -128,7 +130,10 @@ export class Session {
 
   /** Drops the pending changes and the in-turn state: back to what the branch head holds. */
   async discardPending(): Promise<void> {
-    this.state = await readStateAt(this.ctx.repo, this.headOid, this.id);
+    const committed = await readStateAt(this.ctx.repo, this.headOid, this.id);
+    // In place, for the same reason as in commitTurn.
+    for (const key of Object.keys(this.state)) delete (this.state as Record<string, unknown>)[key];
+    Object.assign(this.state, committed);
     await this.vfs.discard();
   }
 

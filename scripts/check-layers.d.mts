@@ -1,0 +1,2 @@
+export declare const LAYERS: string[];
+export declare function checkLayers(srcRoot: string): string[];

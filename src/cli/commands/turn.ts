@@ -1,0 +1,64 @@
+/** forge turn --session <id> --calls FILE|- : apply tool calls to the work-in-progress view, commit one turn. */
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { SessionToolRunner } from '../../agent/tool-calls';
+import { ForgeError } from '../../errors';
+import { approvalFromOption } from '../approval-option';
+import { common } from '../common';
+import { emit, readInput, shortOid, type CommonOptions } from '../io';
+import { openStore } from '../open';
+
+const CallsSchema = z.array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }));
+
+interface TurnOptions extends CommonOptions {
+  session: string;
+  calls: string;
+  message?: string;
+  commitMessage?: string;
+  approve: string;
+}
+
+export function registerTurn(program: Command): void {
+  common(program.command('turn'))
+    .description('apply a JSON array of tool calls [{"tool", "args"}] to a session, then commit ONE turn')
+    .requiredOption('--session <id>', 'the session')
+    .requiredOption('--calls <file>', 'JSON file of tool calls, or - for standard input')
+    .option('--message <text>', 'the user message recorded for this turn')
+    .option('--commit-message <text>', 'the commit message (default: a summary of the turn)')
+    .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (the calls are your own request, so default all)', 'all')
+    .action(async (options: TurnOptions) => {
+      const calls = parseCalls(await readInput(options.calls));
+      const session = await (await openStore(options)).open(options.session);
+      if (options.message !== undefined) await session.recordUserMessage(options.message);
+      const runner = new SessionToolRunner(session, { approval: approvalFromOption(options.approve) });
+      const results = await runner.callAll(calls);
+      const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
+      const json = {
+        session: session.id,
+        commit: turn.commit,
+        turn: turn.turn,
+        results: results.map((r) => (r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } })),
+      };
+      emit(options, json, () =>
+        [
+          ...results.map((r) => (r.ok ? `ok    ${r.tool}` : `FAIL  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
+          `turn ${turn.turn} committed ${shortOid(turn.commit)} on ${session.branch} (${turn.changes.length} file(s) changed)`,
+        ].join('\n'),
+      );
+    });
+}
+
+function parseCalls(text: string): z.infer<typeof CallsSchema> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ForgeError('INVALID_ARGUMENT', `--calls is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = CallsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ForgeError('INVALID_ARGUMENT', `--calls must be a JSON array of {"tool": NAME, "args": {...}}: at ${issue.path.join('.') || 'top level'}: ${issue.message}.`);
+  }
+  return parsed.data;
+}

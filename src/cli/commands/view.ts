@@ -1,0 +1,41 @@
+/** forge cat <path> | forge ls [dir] : read a session's current view (pending included) or any commit. */
+import type { Command } from 'commander';
+import { ForgeError } from '../../errors';
+import { CommitVfs, type Vfs } from '../../vfs';
+import { common } from '../common';
+import { emit, type CommonOptions } from '../io';
+import { openRepository, openStore } from '../open';
+
+interface ViewOptions extends CommonOptions {
+  rev?: string;
+  session?: string;
+}
+
+async function openView(options: ViewOptions): Promise<Vfs> {
+  if (options.rev !== undefined && options.session !== undefined) throw new ForgeError('INVALID_ARGUMENT', 'Give --rev or --session, not both.');
+  if (options.session !== undefined) return (await (await openStore(options)).open(options.session)).vfs;
+  return CommitVfs.open(await openRepository(options), options.rev ?? 'HEAD');
+}
+
+function withView(command: Command): Command {
+  return common(command)
+    .option('--rev <revision>', 'a commit, branch or tag (default HEAD)')
+    .option('--session <id>', "a session's work-in-progress view, pending changes included");
+}
+
+export function registerView(program: Command): void {
+  withView(program.command('cat <path>'))
+    .description('print a file of a commit or of a session view (bytes as they are)')
+    .action(async (path: string, options: ViewOptions) => {
+      const bytes = await (await openView(options)).readFile(path);
+      if (options.json) emit(options, { path, size: bytes.length, base64: Buffer.from(bytes).toString('base64') }, () => '');
+      else process.stdout.write(bytes);
+    });
+
+  withView(program.command('ls [dir]'))
+    .description('list every file below a directory (default: the whole tree)')
+    .action(async (dir: string | undefined, options: ViewOptions) => {
+      const entries = await (await openView(options)).walk(dir ?? '');
+      emit(options, { files: entries.map((e) => ({ path: e.path, mode: e.mode, oid: e.oid })) }, () => entries.map((e) => e.path).join('\n'));
+    });
+}

@@ -1,0 +1,40 @@
+/**
+ * CLI output: exactly one JSON document on stdout with --json, readable text otherwise; a
+ * failure is one line on stderr naming the stable error code, and an exit code by error kind.
+ */
+import { ForgeError, toForgeError, type ErrorKind } from '../errors';
+
+export interface CommonOptions {
+  repo?: string;
+  json?: boolean;
+}
+
+export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4 };
+
+export function emit(options: CommonOptions, value: unknown, text: () => string): void {
+  if (options.json) process.stdout.write(JSON.stringify(value) + '\n');
+  else {
+    const out = text();
+    if (out !== '') process.stdout.write(out.endsWith('\n') ? out : out + '\n');
+  }
+}
+
+export function reportError(error: unknown, json: boolean): number {
+  const forgeError = error instanceof ForgeError ? error : toForgeError(error);
+  const hint = forgeError.hint ? ` (hint: ${forgeError.hint})` : '';
+  process.stderr.write(`forge: error ${forgeError.code}: ${forgeError.message.replace(/\n/g, ' ')}${hint}\n`);
+  if (json) process.stdout.write(JSON.stringify({ error: forgeError.toJSON() }) + '\n');
+  return EXIT_CODES[forgeError.kind];
+}
+
+export async function readInput(source: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  if (source !== '-') return readFile(source, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function shortOid(oid: string): string {
+  return oid.slice(0, 12);
+}

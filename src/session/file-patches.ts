@@ -1,0 +1,67 @@
+/**
+ * Unified diffs of a set of file changes (a turn, or the pending layer), for `forge show`,
+ * `forge diff` and the MCP diff resource. Binary content (a NUL byte or invalid UTF-8) is
+ * reported as git does, never dumped.
+ */
+import type { Repository } from '../git';
+import { diffStat, unifiedDiff } from '../text';
+
+export interface FileChangeRef {
+  path: string;
+  kind: 'added' | 'modified' | 'deleted';
+  oldOid?: string;
+  oldMode?: string;
+  newOid?: string;
+  newMode?: string;
+}
+
+export interface FilePatch {
+  path: string;
+  kind: FileChangeRef['kind'];
+  oldMode?: string;
+  newMode?: string;
+  binary: boolean;
+  added: number;
+  removed: number;
+  /** The unified diff text (headers included), or git's "Binary files ... differ" line. */
+  patch: string;
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+function asText(bytes: Uint8Array | null): string | null | undefined {
+  if (bytes === null) return null;
+  if (bytes.includes(0)) return undefined;
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function filePatches(repo: Repository, changes: readonly FileChangeRef[]): Promise<FilePatch[]> {
+  const out: FilePatch[] = [];
+  for (const change of changes) {
+    const before = change.oldOid && change.oldMode !== '160000' ? await repo.readBlob(change.oldOid) : null;
+    const after = change.newOid && change.newMode !== '160000' ? await repo.readBlob(change.newOid) : null;
+    const beforeText = asText(before);
+    const afterText = asText(after);
+    const modeLines = change.kind === 'modified' && change.oldMode !== change.newMode ? `old mode ${change.oldMode}\nnew mode ${change.newMode}\n` : '';
+    const patch: FilePatch = { path: change.path, kind: change.kind, binary: false, added: 0, removed: 0, patch: '' };
+    if (change.oldMode) patch.oldMode = change.oldMode;
+    if (change.newMode) patch.newMode = change.newMode;
+    if (beforeText === undefined || afterText === undefined) {
+      patch.binary = true;
+      const a = change.kind === 'added' ? '/dev/null' : `a/${change.path}`;
+      const b = change.kind === 'deleted' ? '/dev/null' : `b/${change.path}`;
+      patch.patch = `${modeLines}Binary files ${a} and ${b} differ\n`;
+    } else {
+      const stat = diffStat(beforeText, afterText);
+      patch.added = stat.added;
+      patch.removed = stat.removed;
+      patch.patch = modeLines + (beforeText === afterText ? '' : unifiedDiff(change.path, beforeText, afterText));
+    }
+    out.push(patch);
+  }
+  return out;
+}

@@ -2,6 +2,7 @@
  * CLI output: exactly one JSON document on stdout with --json, readable text otherwise; a
  * failure is one line on stderr naming the stable error code, and an exit code by error kind.
  */
+import { readFile } from 'node:fs/promises';
 import { ForgeError, toForgeError, type ErrorKind } from '../errors';
 
 export interface CommonOptions {
@@ -28,7 +29,6 @@ export function reportError(error: unknown, json: boolean): number {
 }
 
 export async function readInput(source: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
   if (source !== '-') return readFile(source, 'utf8');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

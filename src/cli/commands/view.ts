@@ -1,7 +1,10 @@
 /** forge cat <path> | forge ls [dir] : read a session's current view (pending included) or any commit. */
 import type { Command } from 'commander';
 import { ForgeError } from '../../errors';
-import { CommitVfs, type Vfs } from '../../vfs';
+import * as fs from 'node:fs';
+import { resolve } from 'node:path';
+import type { GitFs } from '../../git';
+import { CommitVfs, materialize, type Vfs } from '../../vfs';
 import { common } from '../common';
 import { emit, type CommonOptions } from '../io';
 import { openRepository, openStore } from '../open';
@@ -37,5 +40,13 @@ export function registerView(program: Command): void {
     .action(async (dir: string | undefined, options: ViewOptions) => {
       const entries = await (await openView(options)).walk(dir ?? '');
       emit(options, { files: entries.map((e) => ({ path: e.path, mode: e.mode, oid: e.oid })) }, () => entries.map((e) => e.path).join('\n'));
+    });
+
+  withView(program.command('materialize <dir>'))
+    .description('write the files of a commit or of a session view (pending included) into a new directory')
+    .action(async (dir: string, options: ViewOptions) => {
+      const target = resolve(dir);
+      const result = await materialize(await openView(options), fs as unknown as GitFs, target);
+      emit(options, { dir: target, ...result }, () => `Wrote ${result.files} file(s), ${result.bytes} bytes, to ${target}`);
     });
 }

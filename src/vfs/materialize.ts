@@ -22,6 +22,7 @@ export async function materialize(view: Vfs, fs: GitFs, targetDir: string): Prom
     throw new ForgeError('INVALID_ARGUMENT', `Cannot materialize into ${targetDir}: the directory is not empty.`, { data: { path: targetDir } });
   }
   const entries = await view.walk('');
+  await fs.promises.mkdir(targetDir, { recursive: true });
   const made = new Set<string>();
   const ensureDir = async (dir: string) => {
     if (dir === '' || made.has(dir)) return;
@@ -47,6 +48,5 @@ export async function materialize(view: Vfs, fs: GitFs, targetDir: string): Prom
       if (fs.promises.chmod) await fs.promises.chmod(target, entry.mode === '100755' ? 0o755 : 0o644);
     }
   }
-  if (entries.length === 0) await fs.promises.mkdir(targetDir, { recursive: true });
   return { files: entries.length, bytes };
 }

@@ -1,0 +1,29 @@
+/** Runs the built `forge` executable (dist/cli.js, built by test/global-setup.ts). */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { hermeticGitEnv } from './git-cli';
+
+export const FORGE_BIN = resolve('dist/cli.js');
+
+export interface ForgeRun {
+  status: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as one JSON document (throws if it is not exactly one). */
+  json<T = any>(): T;
+}
+
+export function forge(args: string[], options: { input?: string; cwd?: string } = {}): ForgeRun {
+  const result = spawnSync(process.execPath, [FORGE_BIN, ...args], {
+    input: options.input,
+    cwd: options.cwd,
+    encoding: 'utf8',
+    env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '' },
+  });
+  return {
+    status: result.status ?? -1,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    json: () => JSON.parse(result.stdout),
+  };
+}

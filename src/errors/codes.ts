@@ -5,6 +5,10 @@
 import { CORE_CODES } from './codes/core';
 import { TEXT_CODES } from './codes/text';
 import { TOOL_CODES } from './codes/tools';
+import { UNDO_CODES } from './codes/undo';
+import { BRANCHES_CODES } from './codes/branches';
+import { AGENT_CODES } from './codes/agent';
+import { MCP_CODES } from './codes/mcp';
 
 export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'internal';
 
@@ -13,6 +17,6 @@ interface CodeInfo {
   readonly summary: string;
 }
 
-export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES } satisfies Record<string, CodeInfo>;
+export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES, ...UNDO_CODES, ...BRANCHES_CODES, ...AGENT_CODES, ...MCP_CODES } satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,2 @@
+/** Codes of the agent layer. */
+export const AGENT_CODES = {} as const;

@@ -1,0 +1,2 @@
+/** Codes of the branches layer. */
+export const BRANCHES_CODES = {} as const;

@@ -1,0 +1,2 @@
+/** Codes of the mcp layer. */
+export const MCP_CODES = {} as const;

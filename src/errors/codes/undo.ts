@@ -1,0 +1,2 @@
+/** Codes of the undo layer. */
+export const UNDO_CODES = {} as const;

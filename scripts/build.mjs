@@ -2,38 +2,38 @@
 //  - dist/index.js: the library (ESM, dependencies left external so applications dedupe them);
 //  - dist/forge.cjs: the whole CLI in one CommonJS file (no module resolution at start-up);
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
-//    cache (Node 20 has no module compile cache): compiling the 1.7 MB bundle costs ~45 ms,
+//    cache (Node 20 has no module compile cache): compiling the 1.2 MB bundle costs ~45 ms,
 //    loading it from the cache ~15 ms. See docs/PERFORMANCE.md.
+// Files are replaced atomically (temp + rename), so a build never leaves a half-written dist/
+// under a running process. The cache file name carries a hash of forge.cjs: V8 validates a
+// cache against the source length only, so a rebuilt bundle must never meet an old cache.
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-rmSync('dist', { recursive: true, force: true });
-mkdirSync('dist', { recursive: true });
+const dist = 'dist';
+mkdirSync(dist, { recursive: true });
 
-await build({
-  entryPoints: ['src/index.ts'],
-  outfile: 'dist/index.js',
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+function publish(name, contents, mode) {
+  const tmp = join(dist, `.${name}.${process.pid}.tmp`);
+  writeFileSync(tmp, contents, mode === undefined ? undefined : { mode });
+  renameSync(tmp, join(dist, name));
+}
 
-await build({
-  entryPoints: ['src/cli/bin.ts'],
-  outfile: 'dist/forge.cjs',
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+async function bundle(options) {
+  const result = await build({ ...options, bundle: true, platform: 'node', target: 'node20', write: false, sourcemap: 'linked', logLevel: 'warning' });
+  return Object.fromEntries(result.outputFiles.map((f) => [f.path.split('/').pop(), f.contents]));
+}
 
-copyFileSync('scripts/cli-launcher.mjs', 'dist/cli.js');
-chmodSync('dist/cli.js', 0o755);
+const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist, 'index.js'), packages: 'external', format: 'esm' });
+const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true });
+
+const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
+const launcher = readFileSync('scripts/cli-launcher.mjs', 'utf8').replace('__FORGE_BUILD_ID__', buildId);
+
+for (const [name, contents] of Object.entries({ ...library, ...cli })) publish(name, contents);
+publish('cli.js', launcher, 0o755);
+for (const name of readdirSync(dist)) {
+  if (name.endsWith('.cache') && name !== `forge.${buildId}.cache`) rmSync(join(dist, name), { force: true });
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `forge` executable: runs dist/forge.cjs with a V8 code cache kept beside it
-// (forge.cjs.cache), written after the first run and whenever V8 rejects it (another Node
-// version). A cache that cannot be written (read-only install) only costs start-up time.
+// (forge.<build id>.cache, the id being a hash of forge.cjs set by scripts/build.mjs), written
+// after the first run and whenever V8 rejects it (another Node version). A cache that cannot be
+// written (read-only install) only costs start-up time.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
 const file = join(dirname(fileURLToPath(import.meta.url)), 'forge.cjs');
-const cacheFile = `${file}.cache`;
+const cacheFile = join(dirname(file), 'forge.__FORGE_BUILD_ID__.cache');
 let cachedData;
 try {
   cachedData = readFileSync(cacheFile);

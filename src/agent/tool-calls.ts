@@ -38,9 +38,15 @@ export class SessionToolRunner {
   async call(input: ToolCallInput): Promise<ToolResult> {
     const id = input.id ?? `call_${this.session.currentTurn}_${++this.counter}`;
     const args = input.args ?? {};
+    const undoBefore = this.session.state.undo;
     const result = await this.registry.call(this.context, input.tool, args);
-    if (result.ok && result.changes.length > 0) {
+    const recordsUndo = this.registry.get(result.tool)?.recordsUndo !== false;
+    if (result.ok && result.changes.length > 0 && recordsUndo) {
       this.session.state.undo = { tool: result.tool, turn: this.session.currentTurn, summary: summarize(result.tool, result.changes.map((c) => c.path)), files: result.changes };
+    }
+    if (result.ok && !recordsUndo && undoBefore !== null && this.session.state.undo === null) {
+      // The commit that carries a reversal says so (the undone edit may be from an earlier turn).
+      this.session.addCommitNote(`Undo of turn ${undoBefore.turn}: ${undoBefore.summary}`);
     }
     await this.session.recordToolCall(
       result.ok

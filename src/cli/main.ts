@@ -4,6 +4,7 @@ import { registerHistory } from './commands/history';
 import { registerSession } from './commands/session';
 import { registerTools } from './commands/tools';
 import { registerTurn } from './commands/turn';
+import { registerUndo } from './commands/undo';
 import { registerView } from './commands/view';
 import { EXIT_CODES, reportError } from './io';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSession(program);
   registerTurn(program);
+  registerUndo(program);
   registerHistory(program);
   registerView(program);
   registerTools(program);

@@ -34,6 +34,9 @@ export interface SessionContext {
 }
 
 export class Session {
+  /** Lines for the next commit's message body (e.g. that the turn includes an undo). */
+  private readonly notes: string[] = [];
+
   constructor(
     private readonly ctx: SessionContext,
     readonly state: SessionState,
@@ -65,6 +68,11 @@ export class Session {
   /** The number the turn in progress will get when committed. */
   get currentTurn(): number {
     return this.state.turn + 1;
+  }
+
+  /** Adds a line to the body of the next turn commit's message. */
+  addCommitNote(note: string): void {
+    this.notes.push(note);
   }
 
   async recordUserMessage(content: string): Promise<void> {
@@ -100,13 +108,14 @@ export class Session {
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
     const tree = await buildTree(repo, this.vfs.baseView.rootTree, treeChanges);
     const lastUser = [...nextState.messages].reverse().find((m) => m.role === 'user' && m.turn === turn);
+    const notes = [...(options.notes ?? []), ...this.notes];
     const message = turnCommitMessage({
       sessionId: this.id,
       turn,
       changedPaths: changes.map((c) => c.path),
       ...(options.message !== undefined ? { message: options.message } : {}),
       ...(lastUser ? { userMessage: lastUser.content } : {}),
-      ...(options.notes ? { notes: options.notes } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
     });
     const author = await repo.identity(options.author, now);
     const committer = await repo.identity(options.committer ?? options.author, now);
@@ -124,6 +133,7 @@ export class Session {
     this.state.turn = nextState.turn;
     this.state.updatedAt = nextState.updatedAt;
     this.headOid = commit;
+    this.notes.length = 0;
     await this.vfs.rebase(new CommitVfs(repo, commit, tree));
     return { commit, tree, turn, changes, message };
   }

@@ -10,7 +10,7 @@ import { DEFAULT_TOOLS_CONFIG, parseToolsConfig, type ToolsConfig } from './conf
 import { sha256Hex } from './hash';
 
 /** The part of SessionState tools read and change. A SessionState object can be passed as is. */
-export type ToolState = Pick<SessionState, 'mode' | 'readHashes' | 'clipboards' | 'activeFiles'>;
+export type ToolState = Pick<SessionState, 'mode' | 'readHashes' | 'clipboards' | 'activeFiles' | 'undo'>;
 
 export interface ToolContext {
   vfs: WritableVfs;
@@ -32,7 +32,7 @@ export interface ToolContextOptions {
 }
 
 export function newToolState(mode: ToolState['mode'] = 'restricted'): ToolState {
-  return { mode, readHashes: {}, clipboards: {}, activeFiles: [] };
+  return { mode, readHashes: {}, clipboards: {}, activeFiles: [], undo: null };
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {

@@ -18,6 +18,18 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O = unknown
   readonly input: S;
   /** Changes files or session state beyond read tracking; never allowed by default. */
   readonly sideEffects: boolean;
+  /**
+   * Whether a call that changed files becomes the session's undo entry. Default true; Undo
+   * itself says false (undoing an undo would be a redo, which the spec leaves out).
+   */
+  readonly recordsUndo?: boolean;
+  /**
+   * A tool with side effects whose changes are only additive (it never overwrites or removes
+   * anything) says false. Default: true when it has side effects. MCP's destructiveHint.
+   */
+  readonly destructive?: boolean;
+  /** Repeating a successful call with the same arguments changes nothing more. Default false. MCP's idempotentHint. */
+  readonly idempotent?: boolean;
   /** Default: only tools without side effects run in restricted mode. */
   readonly allowedInRestricted?: boolean;
   /** Every path argument, with what the tool does with it. */

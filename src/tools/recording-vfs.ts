@@ -39,6 +39,9 @@ export class RecordingVfs implements WritableVfs {
   walk(dir?: string): Promise<VfsEntry[]> {
     return this.inner.walk(dir);
   }
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.inner.readBlob(oid);
+  }
   diff(): Promise<PendingChange[]> {
     return this.inner.diff();
   }

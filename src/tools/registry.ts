@@ -56,7 +56,7 @@ function deniedMessage(tool: string, outcome: Exclude<ApprovalOutcome, { allowed
 }
 
 function snapshotState(state: ToolState): ToolState {
-  return structuredClone({ mode: state.mode, readHashes: state.readHashes, clipboards: state.clipboards, activeFiles: state.activeFiles });
+  return structuredClone({ mode: state.mode, readHashes: state.readHashes, clipboards: state.clipboards, activeFiles: state.activeFiles, undo: state.undo });
 }
 
 function restoreState(state: ToolState, saved: ToolState): void {
@@ -64,6 +64,7 @@ function restoreState(state: ToolState, saved: ToolState): void {
   state.readHashes = saved.readHashes;
   state.clipboards = saved.clipboards;
   state.activeFiles = saved.activeFiles;
+  state.undo = saved.undo;
 }
 
 export class ToolRegistry {

@@ -56,6 +56,10 @@ export class CommitVfs implements Vfs {
     return (await this.entry(path)) !== null;
   }
 
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.repo.readBlob(oid);
+  }
+
   async stat(path: string): Promise<VfsStat | null> {
     const p = normalizePath(path, { allowRoot: true });
     const entry = await this.entry(p);

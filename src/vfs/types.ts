@@ -36,6 +36,8 @@ export interface Vfs {
   list(dir: string): Promise<VfsEntry[]>;
   /** Every file, symlink and submodule below dir (default: everything), sorted by path. */
   walk(dir?: string): Promise<VfsEntry[]>;
+  /** A blob of the object store behind the view, by oid (e.g. an undo entry's pre-edit content). */
+  readBlob(oid: string): Promise<Uint8Array>;
 }
 
 export type ChangeKind = 'added' | 'modified' | 'deleted';

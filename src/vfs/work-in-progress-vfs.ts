@@ -75,6 +75,10 @@ export class WorkInProgressVfs implements WritableVfs {
     return this.base.readFile(p);
   }
 
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.repo.readBlob(oid);
+  }
+
   async exists(path: string): Promise<boolean> {
     return (await this.kindAt(normalizePath(path, { allowRoot: true }))) !== null;
   }
@@ -204,7 +208,7 @@ export class WorkInProgressVfs implements WritableVfs {
   async journalState(state: unknown): Promise<void> {
     this.stateSnapshot = state;
     await this.ensureJournal();
-    await this.journal.appendState(state);
+    if (!(await this.journal.appendState(state))) await this.persistJournal();
   }
 
   /** Rewrites the journal as this view's own (after a lost compare-and-swap, so nothing is lost). */
@@ -216,9 +220,9 @@ export class WorkInProgressVfs implements WritableVfs {
   private async change(path: string, value: PendingValue | undefined): Promise<void> {
     this.setPending(path, value);
     await this.ensureJournal();
-    if (value === undefined) await this.journal.append({ path, reverted: true });
-    else if (value === null) await this.journal.append({ path, deleted: true });
-    else await this.journal.append({ path, oid: value.oid, mode: value.mode });
+    const entry = value === undefined ? { path, reverted: true as const } : value === null ? { path, deleted: true as const } : { path, oid: value.oid, mode: value.mode };
+    // The file is gone when another view of the same session committed and removed it: rewrite it whole.
+    if (!(await this.journal.append(entry))) await this.persistJournal();
   }
 
   private async ensureJournal(): Promise<void> {
@@ -310,7 +314,9 @@ export class WorkInProgressVfs implements WritableVfs {
 
   private async entryFor(path: string, entry: TreeEntry, kind: Kind): Promise<VfsEntry> {
     const changedBelow = kind === 'directory' && (this.pendingDirs.has(path) || this.deletedUnder.has(path));
-    return { name: entry.name, path, type: kind, mode: entry.mode as EntryMode, oid: changedBelow ? '' : entry.oid };
+    // A base file deleted and replaced by a directory of pending writes is a directory now, not the base file's mode.
+    const mode = kind === 'directory' ? '040000' : (entry.mode as EntryMode);
+    return { name: entry.name, path, type: kind, mode, oid: changedBelow ? '' : entry.oid };
   }
 }
 

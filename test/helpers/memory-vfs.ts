@@ -58,6 +58,7 @@ function checkCanonical(path: string, allowRoot: boolean): void {
 export class MemoryVfs implements WritableVfs {
   private entries = new Map<string, Stored>();
   private base = new Map<string, Stored>();
+  private readonly history: Stored[] = [];
   /** Number of writeFile / deleteFile / discard calls that reached this view. */
   mutationCount = 0;
 
@@ -83,6 +84,14 @@ export class MemoryVfs implements WritableVfs {
       throw new ForgeError('PATH_IS_DIRECTORY', `${path || '(root)'} is a ${kind}, not a file.`, { data: { path } });
     }
     return this.entries.get(path)!.bytes.slice();
+  }
+
+  /** Every blob this view has held, by oid: the object store behind a real view keeps them too. */
+  async readBlob(oid: string): Promise<Uint8Array> {
+    for (const stored of [...this.entries.values(), ...this.base.values(), ...this.history]) {
+      if (stored.oid === oid) return stored.bytes.slice();
+    }
+    throw new ForgeError('OBJECT_NOT_FOUND', `Object ${oid} is not in the repository.`, { data: { oid } });
   }
 
   async exists(path: string): Promise<boolean> {
@@ -155,7 +164,9 @@ export class MemoryVfs implements WritableVfs {
     const existing = this.entries.get(path);
     const mode: FileMode = options.mode ?? (existing ? (existing.mode as FileMode) : '100644');
     const bytes = content.slice();
-    this.entries.set(path, { mode, bytes, oid: await blobOid(bytes) });
+    const stored = { mode, bytes, oid: await blobOid(bytes) };
+    this.history.push(stored);
+    this.entries.set(path, stored);
   }
 
   async deleteFile(path: string): Promise<void> {

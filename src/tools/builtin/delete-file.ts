@@ -24,6 +24,7 @@ export const deleteFileTool = defineTool({
     'If you read the file earlier and it changed since, the delete is refused; read it again first.',
   input: Input,
   sideEffects: true,
+  idempotent: true,
   paths: (input) => [{ field: 'path', path: input.path, role: 'delete' }],
   async handler(input, ctx): Promise<DeleteFileOutput> {
     const file = await loadFile(ctx, input.path);

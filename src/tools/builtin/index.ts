@@ -10,6 +10,7 @@ import { requestModeUpgradeTool } from './request-mode-upgrade';
 import { searchTool } from './search';
 import { searchReplaceTool } from './search-replace';
 import { updateContextTool } from './update-context';
+import { undoTool } from './undo';
 import { writeFileTool } from './write-file';
 
 export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
@@ -23,6 +24,7 @@ export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
   deleteFileTool,
   updateContextTool,
   listActiveFilesTool,
+  undoTool,
   requestModeUpgradeTool,
 ];
 
@@ -36,6 +38,7 @@ export {
   requestModeUpgradeTool,
   searchReplaceTool,
   searchTool,
+  undoTool,
   updateContextTool,
   writeFileTool,
 };

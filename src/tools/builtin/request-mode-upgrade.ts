@@ -21,6 +21,8 @@ export const requestModeUpgradeTool = defineTool({
     reason: z.string().min(1).describe('What you want to change and why; shown to the person approving.'),
   }),
   sideEffects: true,
+  destructive: false,
+  idempotent: true,
   allowedInRestricted: true,
   async handler(_input, ctx): Promise<RequestModeUpgradeOutput> {
     if (ctx.state.mode === 'unrestricted') {

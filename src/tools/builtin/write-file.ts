@@ -27,6 +27,7 @@ export const writeFileTool = defineTool({
     'For changes to part of a file, prefer Edit or Patch.',
   input: Input,
   sideEffects: true,
+  idempotent: true,
   paths: (input) => [{ field: 'path', path: input.path, role: 'write' }],
   async handler(input, ctx): Promise<WriteFileOutput> {
     const existing = await loadForChange(ctx, input.path, 'write_file');

@@ -73,7 +73,7 @@ describe('read tracking and stale protection', () => {
     const vfs = await MemoryVfs.create({ 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'end\n' });
     const registry = createToolRegistry();
     // Process 1 reads a file and cuts a line into a clipboard.
-    const first = createToolContext({ vfs, state: { mode: 'unrestricted', readHashes: {}, clipboards: {}, activeFiles: [] }, approval: allowAll });
+    const first = createToolContext({ vfs, state: { mode: 'unrestricted', readHashes: {}, clipboards: {}, activeFiles: [], undo: null }, approval: allowAll });
     expectOk(await registry.call(first, 'read_file', { path: 'a.txt' }));
     expectOk(await registry.call(first, 'read_file', { path: 'b.txt' }));
     expectOk(await registry.call(first, 'Patch', { path: 'a.txt', patches: [{ operation: 'replace', oldText: 'two\n', toClipboard: 'cut' }] }));
@@ -81,7 +81,7 @@ describe('read tracking and stale protection', () => {
     // The state is serialized with the session and read back by another process.
     const stored = JSON.stringify({
       version: 1, id: 's', branch: 'forge/session/s', createdAt: 't', updatedAt: 't', base: { commit: 'c' }, turn: 1,
-      messages: [], toolCalls: [], undo: null, ...first.state,
+      messages: [], toolCalls: [], ...first.state,
     });
     const restored = SessionStateSchema.parse(JSON.parse(stored));
     const state: ToolState = restored;

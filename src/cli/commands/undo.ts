@@ -1,0 +1,32 @@
+/** forge undo --session <id> : revert the session's last edit as a commit of its own. */
+import type { Command } from 'commander';
+import { SessionToolRunner } from '../../agent/tool-calls';
+import { ForgeError } from '../../errors';
+import { allowAll } from '../../tools';
+import { common } from '../common';
+import { emit, shortOid, type CommonOptions } from '../io';
+import { openStore } from '../open';
+
+export function registerUndo(program: Command): void {
+  common(program.command('undo'))
+    .description("revert the session's last edit (hash-verified) with a commit on its branch")
+    .requiredOption('--session <id>', 'the session')
+    .action(async (options: CommonOptions & { session: string }) => {
+      const session = await (await openStore(options)).open(options.session);
+      const pending = await session.vfs.diff();
+      if (pending.length > 0) {
+        throw new ForgeError('SESSION_HAS_PENDING', `Session ${session.id} has ${pending.length} uncommitted change(s); commit them with "forge turn" or drop them with "forge session discard" before undoing.`, {
+          data: { session: session.id, paths: pending.map((c) => c.path) },
+        });
+      }
+      const entry = session.state.undo;
+      // A person asked for this undo: approving it is theirs to do, which they just did.
+      const result = await new SessionToolRunner(session, { approval: allowAll }).call({ tool: 'Undo' });
+      if (!result.ok) throw new ForgeError(result.error.code, result.error.message, result.error.data ? { data: result.error.data } : {});
+      const turn = await session.commitTurn({ message: `Undo: ${entry!.summary}` });
+      const output = result.output as { reverted: number; paths: string[] };
+      emit(options, { session: session.id, commit: turn.commit, turn: turn.turn, reverted: output.reverted, paths: output.paths }, () =>
+        `Reverted ${output.reverted} file(s): ${output.paths.join(', ')}\ncommitted ${shortOid(turn.commit)} on ${session.branch} (turn ${turn.turn})`,
+      );
+    });
+}

@@ -25,8 +25,12 @@ export interface Journal {
   load(): Promise<JournalContent | null>;
   /** Starts a fresh file holding exactly this content (and makes `owner` its owner). */
   rewrite(content: JournalContent): Promise<void>;
-  append(entry: JournalEntry): Promise<void>;
-  appendState(state: unknown): Promise<void>;
+  /**
+   * Appends one line; false (nothing written) when the journal file is gone, e.g. removed by
+   * another view of the same session that committed: the caller then rewrites it whole.
+   */
+  append(entry: JournalEntry): Promise<boolean>;
+  appendState(state: unknown): Promise<boolean>;
   /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
   clear(owner?: string): Promise<void>;
 }
@@ -63,6 +67,12 @@ export class FsJournal implements Journal {
     } catch (error) {
       throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable header.`, { data: { path: this.path }, cause: error });
     }
+    if (typeof header !== 'object' || header === null || header.v !== 1 || typeof header.base !== 'string' || typeof header.owner !== 'string') {
+      throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} does not start with its header line.`, {
+        data: { path: this.path },
+        hint: 'Remove the file to drop the pending changes it holds.',
+      });
+    }
     const content: JournalContent = { base: header.base, owner: header.owner, changes: new Map() };
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
@@ -95,11 +105,11 @@ export class FsJournal implements Journal {
     await this.fs.promises.rename(tmp, this.path);
   }
 
-  append(entry: JournalEntry): Promise<void> {
+  append(entry: JournalEntry): Promise<boolean> {
     return this.appendLine(JSON.stringify(entry));
   }
 
-  appendState(state: unknown): Promise<void> {
+  appendState(state: unknown): Promise<boolean> {
     return this.appendLine(JSON.stringify({ state }));
   }
 
@@ -113,13 +123,21 @@ export class FsJournal implements Journal {
     });
   }
 
-  private async appendLine(line: string): Promise<void> {
+  private async appendLine(line: string): Promise<boolean> {
+    // Appending to a missing file would create a journal without its header (and without the
+    // changes before this one): let the caller rewrite it instead.
+    const exists = await this.fs.promises.lstat(this.path).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return false;
     if (this.fs.promises.appendFile) {
       await this.fs.promises.appendFile(this.path, line + '\n');
     } else {
       const before = await this.fs.promises.readFile(this.path, 'utf8').catch(() => '');
       await this.fs.promises.writeFile(this.path, before + line + '\n');
     }
+    return true;
   }
 }
 
@@ -129,7 +147,11 @@ export class NullJournal implements Journal {
     return null;
   }
   async rewrite(): Promise<void> {}
-  async append(): Promise<void> {}
-  async appendState(): Promise<void> {}
+  async append(): Promise<boolean> {
+    return true;
+  }
+  async appendState(): Promise<boolean> {
+    return true;
+  }
   async clear(): Promise<void> {}
 }

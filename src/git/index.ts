@@ -15,7 +15,7 @@ export {
   type TreeEntry,
   type ObjectType,
 } from './object-codec';
-export { compareTreeEntries, treeNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
+export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
 export { portablePlatform, toHex, fromHex, type GitPlatform, type SyncPlatform } from './platform';
 export { hasSyncApi, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

@@ -3,7 +3,7 @@
  * Pure (no I/O, no hashing): the object store adds sha1 and zlib around it.
  */
 import { ForgeError } from '../errors';
-import { compareTreeEntries, isTreeMode, treeNameProblem, type TreeMode } from './tree-names';
+import { compareTreeEntries, isTreeMode, symlinkNameProblem, treeNameProblem, type TreeMode } from './tree-names';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -114,6 +114,12 @@ export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
     }
     if (!isTreeMode(entry.mode)) {
       throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} has invalid mode ${entry.mode}.`, { data: { name: entry.name, mode: entry.mode } });
+    }
+    const linkProblem = entry.mode === '120000' ? symlinkNameProblem(entry.name) : null;
+    if (linkProblem !== null) {
+      throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} is not allowed by git: ${linkProblem}.`, {
+        data: { name: entry.name, mode: entry.mode, problem: 'symlink' },
+      });
     }
     if (!/^[0-9a-f]{40}$/.test(entry.oid)) {
       throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} has invalid oid ${entry.oid}.`, { data: { name: entry.name } });

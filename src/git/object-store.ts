@@ -86,7 +86,10 @@ export class ObjectStore {
       await this.fs.promises.mkdir(dir, { recursive: true }).catch((error: unknown) => {
         if (errnoCode(error) !== 'EEXIST') throw error;
       });
-      await this.fs.promises.writeFile(tmp, compressed, { mode: 0o444 });
+      // Written, then made read-only as git leaves loose objects: creating the file with mode
+      // 0o444 fails on memfs, which checks the new file's permissions before writing to it.
+      await this.fs.promises.writeFile(tmp, compressed);
+      if (this.fs.promises.chmod) await this.fs.promises.chmod(tmp, 0o444);
       await this.fs.promises.rename(tmp, final);
     } catch (error) {
       await this.fs.promises.unlink(tmp).catch(() => undefined);
@@ -132,15 +135,30 @@ export class ObjectStore {
       if (loose) return loose;
       for (const pack of this.packsOfSync(dir)) {
         const position = pack.index.find(raw);
-        if (position >= 0) return pack.readAt(position);
+        if (position < 0) continue;
+        try {
+          return pack.readAt(position);
+        } catch (error) {
+          // git repacked (or gc'd) after we listed this pack and deleted it: list the packs again.
+          if (errnoCode(error) !== 'ENOENT' || rescanned) throw toForgeError(error);
+          this.forgetPacks();
+          return this.readSync(oid, true);
+        }
       }
     }
     if (!rescanned) {
       // git may have repacked since we listed the packs: look once more.
-      for (const dir of this.dirs) dir.packs = null;
+      this.forgetPacks();
       return this.readSync(oid, true);
     }
     return null;
+  }
+
+  private forgetPacks(): void {
+    for (const dir of this.dirs) {
+      for (const pack of dir.packs ?? []) pack.close();
+      dir.packs = null;
+    }
   }
 
   private hasSync(oid: string): boolean {

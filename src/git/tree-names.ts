@@ -42,6 +42,61 @@ export function isDotGitName(name: string): boolean {
   return isHfsDotGit(name) || isNtfsDotGit(name);
 }
 
+/** `.<needle>` as HFS+ sees it (utf8.c is_hfs_dot_generic). */
+function isHfsDotGeneric(name: string, needle: string): boolean {
+  let folded = '';
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    if (HFS_IGNORABLE.has(cp)) continue;
+    folded += cp < 128 ? ch.toLowerCase() : ch;
+    if (folded.length > needle.length + 1) return false;
+  }
+  return folded === `.${needle}`;
+}
+
+/** `.<needle>` as NTFS sees it, 8.3 short names included (path.c is_ntfs_dot_generic). */
+function isNtfsDotGeneric(name: string, needle: string, shortPrefix: string): boolean {
+  const lower = name.toLowerCase();
+  if (lower.startsWith(`.${needle}`)) return onlySpacesAndPeriods(name.slice(needle.length + 1).split(':')[0]!);
+  if (lower.startsWith(needle.slice(0, 6)) && /^~[1-4]/.test(name.slice(6))) return onlySpacesAndPeriods(name.slice(8).split(':')[0]!);
+  // The fall-back short name: up to 6 characters of the hashed prefix, "~", then digits.
+  let i = 0;
+  let sawTilde = false;
+  for (; i < 8; i++) {
+    const ch = name[i];
+    if (ch === undefined) return false;
+    if (sawTilde) {
+      if (ch < '0' || ch > '9') return false;
+    } else if (ch === '~') {
+      i++;
+      if (name[i] === undefined || name[i]! < '1' || name[i]! > '9') return false;
+      sawTilde = true;
+    } else if (i >= 6 || ch.charCodeAt(0) > 0x7f || ch.toLowerCase() !== shortPrefix[i]) {
+      return false;
+    }
+  }
+  return onlySpacesAndPeriods(name.slice(i).split(':')[0]!);
+}
+
+/** Special files git's fsck refuses (.gitmodules) or warns about (the others) as symlinks (fsck.c fsck_tree). */
+const SYMLINK_FORBIDDEN: ReadonlyArray<[needle: string, shortPrefix: string]> = [
+  ['gitmodules', 'gi7eba'],
+  ['gitignore', 'gi250a'],
+  ['gitattributes', 'gi7d29'],
+  ['mailmap', 'maba30'],
+];
+
+/** Why git's fsck would flag a symlink (mode 120000) of this name, or null. */
+export function symlinkNameProblem(name: string): string | null {
+  for (const [needle, shortPrefix] of SYMLINK_FORBIDDEN) {
+    if (isHfsDotGeneric(name, needle)) return `.${needle} cannot be a symbolic link`;
+    for (const segment of name.split('\\')) {
+      if (isNtfsDotGeneric(segment, needle, shortPrefix)) return `.${needle} cannot be a symbolic link`;
+    }
+  }
+  return null;
+}
+
 export type NameProblem = 'empty' | 'has-slash' | 'has-nul' | 'dot' | 'dotdot' | 'dotgit';
 
 /** Why git's fsck would reject this tree entry name, or null when it is fine. */

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 
-export const LAYERS = ['errors', 'text', 'git', 'vfs', 'session', 'branches', 'tools', 'agent', 'cli', 'mcp'];
+export const LAYERS = ['errors', 'text', 'git', 'vfs', 'session', 'branches', 'tools', 'agent', 'mcp', 'cli'];
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {

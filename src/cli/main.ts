@@ -1,6 +1,7 @@
 /** The `forge` command line: a thin adapter over the library (argument parsing, output, exit codes). */
 import { Command, CommanderError } from 'commander';
 import { registerHistory } from './commands/history';
+import { registerMcp } from './commands/mcp';
 import { registerSession } from './commands/session';
 import { registerTools } from './commands/tools';
 import { registerTurn } from './commands/turn';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerHistory(program);
   registerView(program);
   registerTools(program);
+  registerMcp(program);
   return program;
 }
 

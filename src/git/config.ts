@@ -1,66 +1,71 @@
 /**
- * Repository configuration through isomorphic-git's config parser (loaded lazily: the CLI's
- * hot path reads at most a few keys), and the format check: repositories whose format we
- * cannot write correctly are refused up front instead of being corrupted.
+ * Repository configuration (`<commondir>/config`), read once per handle with our own parser
+ * (config-parser.ts): importing isomorphic-git to read a handful of keys cost ~120 ms of every
+ * cold open on Node. And the format check: repositories whose format we cannot write correctly
+ * are refused up front instead of being corrupted.
  */
 import { ForgeError } from '../errors';
-import type { GitFs } from './fs';
+import { errnoCode, joinPath, type GitFs } from './fs';
+import { parseGitConfig, type ConfigValue } from './config-parser';
 
 export class RepoConfig {
-  private readonly cache = new Map<string, Promise<unknown>>();
+  private parsed: Promise<Map<string, ConfigValue[]>> | null = null;
 
   constructor(
     private readonly fs: GitFs,
     private readonly gitdir: string,
   ) {}
 
-  get(path: string): Promise<unknown> {
-    const key = path.toLowerCase();
-    let value = this.cache.get(key);
-    if (value === undefined) {
-      value = import('isomorphic-git').then((git) => git.getConfig({ fs: this.fs as never, gitdir: this.gitdir, path }));
-      this.cache.set(key, value);
-    }
-    return value;
+  /** All values of a key (`section.name` or `section.subsection.name`), last one last. */
+  async getAll(path: string): Promise<ConfigValue[]> {
+    return (await this.load()).get(normalizeKey(path)) ?? [];
   }
 
   async getString(path: string): Promise<string | undefined> {
-    const value = await this.get(path);
-    return value === undefined || value === null ? undefined : String(value);
-  }
-
-  /**
-   * Lower-cased key names of a section without subsection. isomorphic-git has no call that
-   * lists a section's keys, so this reads the file text (only the format check needs it).
-   */
-  async sectionKeys(section: string): Promise<string[]> {
-    const text = await this.fs.promises.readFile(`${this.gitdir}/config`, 'utf8').catch(() => '');
-    const names: string[] = [];
-    let inside = false;
-    for (const raw of text.split('\n')) {
-      const line = raw.trim();
-      if (line.startsWith('[')) {
-        inside = line.slice(1, line.indexOf(']')).trim().toLowerCase() === section.toLowerCase();
-      } else if (inside && line && !line.startsWith('#') && !line.startsWith(';')) {
-        names.push(line.split('=')[0]!.trim().toLowerCase());
-      }
-    }
-    return names;
+    const values = await this.getAll(path);
+    const last = values[values.length - 1];
+    return last === undefined ? undefined : last === true ? 'true' : last;
   }
 
   async getBool(path: string): Promise<boolean | undefined> {
-    const value = await this.get(path);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'boolean') return value;
-    const text = String(value).toLowerCase();
+    const values = await this.getAll(path);
+    const last = values[values.length - 1];
+    if (last === undefined) return undefined;
+    if (last === true) return true;
+    const text = last.toLowerCase();
     if (['true', 'yes', 'on', '1', 'always'].includes(text)) return true;
     if (['false', 'no', 'off', '0', ''].includes(text)) return false;
     return undefined;
   }
+
+  /** Lower-cased variable names of a section without subsection (e.g. every `extensions.*`). */
+  async sectionKeys(section: string): Promise<string[]> {
+    const prefix = `${section.toLowerCase()}.`;
+    return [...(await this.load()).keys()].filter((key) => key.startsWith(prefix) && !key.slice(prefix.length).includes('.')).map((key) => key.slice(prefix.length));
+  }
+
+  private load(): Promise<Map<string, ConfigValue[]>> {
+    this.parsed ??= this.fs.promises.readFile(joinPath(this.gitdir, 'config'), 'utf8').then(
+      (text) => parseGitConfig(text),
+      (error: unknown) => {
+        if (errnoCode(error) === 'ENOENT') return new Map<string, ConfigValue[]>();
+        throw error;
+      },
+    );
+    return this.parsed;
+  }
+}
+
+/** Section and variable names are case-insensitive; a subsection is not. */
+function normalizeKey(path: string): string {
+  const first = path.indexOf('.');
+  const last = path.lastIndexOf('.');
+  if (first === last) return path.toLowerCase();
+  return `${path.slice(0, first).toLowerCase()}${path.slice(first, last)}.${path.slice(last + 1).toLowerCase()}`;
 }
 
 /** Extensions that do not change how objects and refs are written (see git's repository-version docs). */
-const HARMLESS_EXTENSIONS = new Set(['noop', 'noop-v1', 'preciousobjects', 'partialclone', 'worktreeconfig']);
+const HARMLESS_EXTENSIONS = new Set(['noop', 'noop-v1', 'preciousobjects', 'partialclone', 'worktreeconfig', 'objectformat', 'refstorage']);
 
 export async function assertSupportedFormat(config: RepoConfig, gitdir: string): Promise<void> {
   const objectFormat = (await config.getString('extensions.objectFormat'))?.toLowerCase();
@@ -81,7 +86,7 @@ export async function assertSupportedFormat(config: RepoConfig, gitdir: string):
   }
   if (version === 1) {
     for (const name of await config.sectionKeys('extensions')) {
-      if (!HARMLESS_EXTENSIONS.has(name) && name !== 'objectformat' && name !== 'refstorage') {
+      if (!HARMLESS_EXTENSIONS.has(name)) {
         throw new ForgeError('UNSUPPORTED_REPOSITORY_FORMAT', `Repository ${gitdir} uses extensions.${name}, which the engine does not know; refusing to write to it.`, {
           data: { gitdir, extension: name },
         });

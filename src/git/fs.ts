@@ -40,6 +40,11 @@ export interface FsSync {
   existsSync(path: string): boolean;
   fstatSync(fd: number): { size: number };
   readdirSync(path: string): string[];
+  writeFileSync(path: string, data: Uint8Array): void;
+  renameSync(from: string, to: string): void;
+  mkdirSync(path: string, options?: { recursive?: boolean }): unknown;
+  chmodSync(path: string, mode: number): void;
+  unlinkSync(path: string): void;
 }
 
 export interface GitFs extends Partial<FsSync> {
@@ -54,7 +59,12 @@ export function hasSyncApi(fs: GitFs): fs is GitFs & FsSync {
     typeof fs.readFileSync === 'function' &&
     typeof fs.existsSync === 'function' &&
     typeof fs.fstatSync === 'function' &&
-    typeof fs.readdirSync === 'function'
+    typeof fs.readdirSync === 'function' &&
+    typeof fs.writeFileSync === 'function' &&
+    typeof fs.renameSync === 'function' &&
+    typeof fs.mkdirSync === 'function' &&
+    typeof fs.chmodSync === 'function' &&
+    typeof fs.unlinkSync === 'function'
   );
 }
 

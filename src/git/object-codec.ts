@@ -3,7 +3,7 @@
  * Pure (no I/O, no hashing): the object store adds sha1 and zlib around it.
  */
 import { ForgeError } from '../errors';
-import { compareTreeEntries, isTreeMode, symlinkNameProblem, treeNameProblem, type TreeMode } from './tree-names';
+import { compareBytes, isTreeMode, symlinkNameProblem, treeNameProblem, treeSortKey, type TreeMode } from './tree-names';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -73,7 +73,24 @@ function corrupt(oid: string, detail: string): ForgeError {
   return new ForgeError('OBJECT_CORRUPT', `Object ${oid} is corrupt: ${detail}.`, { data: { oid } });
 }
 
-const HEX = '0123456789abcdef';
+const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Tree entry names are nearly always ASCII: build those directly, decode the rest strictly. */
+function decodeName(content: Uint8Array, start: number, end: number, oid: string): string {
+  let ascii = '';
+  for (let k = start; k < end; k++) {
+    const byte = content[k]!;
+    if (byte >= 0x80) {
+      try {
+        return strictDecoder.decode(content.subarray(start, end));
+      } catch {
+        throw new ForgeError('TREE_ENTRY_INVALID', `Tree ${oid} has an entry whose name is not UTF-8; the engine cannot represent it.`, { data: { oid } });
+      }
+    }
+    ascii += String.fromCharCode(byte);
+  }
+  return ascii;
+}
 
 export function parseTree(content: Uint8Array, oid = '?'): TreeEntry[] {
   const entries: TreeEntry[] = [];
@@ -82,17 +99,13 @@ export function parseTree(content: Uint8Array, oid = '?'): TreeEntry[] {
     const space = content.indexOf(0x20, i);
     const nul = content.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw corrupt(oid, 'truncated tree entry');
-    let mode = decoder.decode(content.subarray(i, space));
+    let mode = '';
+    for (let k = i; k < space; k++) mode += String.fromCharCode(content[k]!);
     if (mode.length === 5) mode = '0' + mode; // git writes trees as "40000"
     if (!isTreeMode(mode)) throw corrupt(oid, `unknown mode ${mode}`);
-    let name: string;
-    try {
-      name = strictDecoder.decode(content.subarray(space + 1, nul));
-    } catch {
-      throw new ForgeError('TREE_ENTRY_INVALID', `Tree ${oid} has an entry whose name is not UTF-8; the engine cannot represent it.`, { data: { oid } });
-    }
+    const name = decodeName(content, space + 1, nul, oid);
     let hex = '';
-    for (let k = nul + 1; k < nul + 21; k++) hex += HEX[content[k]! >> 4]! + HEX[content[k]! & 15]!;
+    for (let k = nul + 1; k < nul + 21; k++) hex += BYTE_HEX[content[k]!]!;
     entries.push({ mode, name, oid: hex });
     i = nul + 21;
   }
@@ -101,7 +114,8 @@ export function parseTree(content: Uint8Array, oid = '?'): TreeEntry[] {
 
 /** Validates as git's fsck does and serializes in git's order. Throws TREE_ENTRY_INVALID. */
 export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
-  const sorted = [...entries].sort(compareTreeEntries);
+  // Sort keys computed once per entry, not once per comparison.
+  const sorted = entries.map((entry) => ({ entry, key: treeSortKey(entry) })).sort((a, b) => compareBytes(a.key, b.key)).map((e) => e.entry);
   const seen = new Set<string>();
   const parts: Uint8Array[] = [];
   let total = 0;

@@ -1,12 +1,14 @@
 /**
  * The object database: loose objects and packs (and alternates) under `objects/`.
- * Reads go through our own pack reader when the fs and platform allow synchronous random
- * access, else through isomorphic-git. Writes are crash-safe: deflate into a temporary file in
- * the object's directory, then rename, so a killed process never leaves a corrupt object.
+ * With synchronous random access and zlib (node's fs or memfs with the Node platform), reads go
+ * through our own pack reader and loose-object cache, and writes are synchronous; otherwise
+ * (a browser) reads go through isomorphic-git and writes through the promise API. Writes are
+ * crash-safe either way: a temporary file in the object's directory, then a rename.
  */
 import { ForgeError, toForgeError } from '../errors';
 import { errnoCode, hasSyncApi, joinPath, type FsSync, type GitFs } from './fs';
-import { frameObject, unframeObject, type ObjectType } from './object-codec';
+import { LooseObjects, tempObjectName } from './loose-objects';
+import { frameObject, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
 import { fromHex, type GitPlatform, type SyncPlatform } from './platform';
@@ -15,10 +17,9 @@ export type { RawObject };
 
 interface ObjectDir {
   path: string;
+  loose: LooseObjects | null;
   packs: PackReader[] | null;
 }
-
-let tmpCounter = 0;
 
 export class ObjectStore {
   private readonly dirs: ObjectDir[];
@@ -34,9 +35,13 @@ export class ObjectStore {
     private readonly platform: GitPlatform,
     alternates: string[] = [],
   ) {
-    this.dirs = [joinPath(gitdir, 'objects'), ...alternates].map((path) => ({ path, packs: null }));
     this.syncFs = hasSyncApi(fs) && platform.sync ? fs : null;
     this.zlib = this.syncFs ? platform.sync! : null;
+    this.dirs = [joinPath(gitdir, 'objects'), ...alternates].map((path) => ({
+      path,
+      loose: this.syncFs ? new LooseObjects(this.syncFs, path, this.zlib!) : null,
+      packs: null,
+    }));
   }
 
   /** Whether reads use the positional pack reader (false: the isomorphic-git fallback). */
@@ -62,7 +67,7 @@ export class ObjectStore {
   }
 
   async has(oid: string): Promise<boolean> {
-    if (this.syncFs) return this.hasSync(oid);
+    if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
     try {
       await this.readViaIsomorphicGit(oid);
       return true;
@@ -75,52 +80,40 @@ export class ObjectStore {
   /** Writes an object (if absent) and returns its oid. */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const framed = frameObject(type, content);
-    const oid = this.platform.sync ? this.platform.sync.sha1Hex(framed) : await this.platform.sha1Hex(framed);
-    if (await this.has(oid)) return oid;
-    const compressed = this.platform.sync ? this.platform.sync.deflate(framed) : await this.platform.deflate(framed);
-    const dir = joinPath(this.dirs[0]!.path, oid.slice(0, 2));
-    const final = joinPath(dir, oid.slice(2));
-    // tmp_obj_* is the name git itself uses, so `git gc` cleans up after a crash.
-    const tmp = joinPath(dir, `tmp_obj_${Date.now().toString(36)}${(tmpCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`);
-    try {
-      await this.fs.promises.mkdir(dir, { recursive: true }).catch((error: unknown) => {
-        if (errnoCode(error) !== 'EEXIST') throw error;
-      });
-      // Written, then made read-only as git leaves loose objects: creating the file with mode
-      // 0o444 fails on memfs, which checks the new file's permissions before writing to it.
-      await this.fs.promises.writeFile(tmp, compressed);
-      if (this.fs.promises.chmod) await this.fs.promises.chmod(tmp, 0o444);
-      await this.fs.promises.rename(tmp, final);
-    } catch (error) {
-      await this.fs.promises.unlink(tmp).catch(() => undefined);
-      throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
+    if (this.syncFs) {
+      const oid = this.zlib!.sha1Hex(framed);
+      if (!this.hasSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
+      return oid;
     }
+    const oid = await this.platform.sha1Hex(framed);
+    if (!(await this.has(oid))) await this.writeAsync(oid, await this.platform.deflate(framed));
     return oid;
   }
 
   /** Full oids that start with an abbreviation (at most `limit`). */
   async findByPrefix(prefix: string, limit = 2): Promise<string[]> {
-    const found = new Set<string>();
-    for (const dir of this.dirs) {
-      try {
-        for (const name of await this.fs.promises.readdir(joinPath(dir.path, prefix.slice(0, 2)))) {
-          const oid = prefix.slice(0, 2) + name;
-          if (/^[0-9a-f]{40}$/.test(oid) && oid.startsWith(prefix)) found.add(oid);
-        }
-      } catch (error) {
-        if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
-      }
-      for (const pack of await this.packsOf(dir)) for (const oid of pack.index.findByPrefix(prefix, limit)) found.add(oid);
-    }
-    if (!this.syncFs && found.size === 0) {
+    if (!this.syncFs) {
       const git = await import('isomorphic-git');
       try {
-        found.add(await git.expandOid({ fs: this.fs as never, gitdir: this.gitdir, oid: prefix, cache: this.isoCache }));
+        return [await git.expandOid({ fs: this.fs as never, gitdir: this.gitdir, oid: prefix, cache: this.isoCache })];
       } catch (error) {
-        if ((error as { code?: string }).code === 'AmbiguousError') return [prefix + '?', prefix + '??'];
+        if ((error as { code?: string }).code === 'AmbiguousError') return [`${prefix}?`, `${prefix}??`];
+        return [];
       }
     }
-    return [...found].slice(0, limit);
+    const find = () => {
+      const found = new Set<string>();
+      for (const dir of this.dirs) {
+        for (const oid of dir.loose!.findByPrefix(prefix)) found.add(oid);
+        for (const pack of this.packsOf(dir)) for (const oid of pack.index.findByPrefix(prefix, limit)) found.add(oid);
+      }
+      return [...found].slice(0, limit);
+    };
+    const found = find();
+    if (found.length > 0) return found;
+    // Another process may have written or repacked since we listed: look once more.
+    this.refresh();
+    return find();
   }
 
   close(): void {
@@ -128,66 +121,48 @@ export class ObjectStore {
     this.baseCache.clear();
   }
 
-  private readSync(oid: string, rescanned = false): RawObject | null {
+  private readSync(oid: string, retried = false): RawObject | null {
     const raw = fromHex(oid);
     for (const dir of this.dirs) {
-      const loose = this.readLooseSync(dir.path, oid);
+      const loose = dir.loose!.read(oid);
       if (loose) return loose;
-      for (const pack of this.packsOfSync(dir)) {
+      for (const pack of this.packsOf(dir)) {
         const position = pack.index.find(raw);
         if (position < 0) continue;
         try {
           return pack.readAt(position);
         } catch (error) {
           // git repacked (or gc'd) after we listed this pack and deleted it: list the packs again.
-          if (errnoCode(error) !== 'ENOENT' || rescanned) throw toForgeError(error);
-          this.forgetPacks();
+          if (errnoCode(error) !== 'ENOENT' || retried) throw toForgeError(error);
+          this.refresh();
           return this.readSync(oid, true);
         }
       }
     }
-    if (!rescanned) {
-      // git may have repacked since we listed the packs: look once more.
-      this.forgetPacks();
-      return this.readSync(oid, true);
-    }
-    return null;
-  }
-
-  private forgetPacks(): void {
-    for (const dir of this.dirs) {
-      for (const pack of dir.packs ?? []) pack.close();
-      dir.packs = null;
-    }
+    if (retried) return null;
+    // Another process may have written or repacked since we listed: look once more.
+    this.refresh();
+    return this.readSync(oid, true);
   }
 
   private hasSync(oid: string): boolean {
     const raw = fromHex(oid);
     for (const dir of this.dirs) {
-      if (this.syncFs!.existsSync(joinPath(dir.path, oid.slice(0, 2), oid.slice(2)))) return true;
-      for (const pack of this.packsOfSync(dir)) if (pack.index.find(raw) >= 0) return true;
+      if (dir.loose!.has(oid)) return true;
+      for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0) return true;
     }
     return false;
   }
 
-  private readLooseSync(objectsDir: string, oid: string): RawObject | null {
-    let compressed: Uint8Array;
-    try {
-      compressed = this.syncFs!.readFileSync(joinPath(objectsDir, oid.slice(0, 2), oid.slice(2)));
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return null;
-      throw toForgeError(error);
+  private refresh(): void {
+    for (const dir of this.dirs) {
+      dir.loose?.invalidate();
+      for (const pack of dir.packs ?? []) pack.close();
+      dir.packs = null;
     }
-    let inflated: Uint8Array;
-    try {
-      inflated = this.zlib!.inflate(compressed);
-    } catch (error) {
-      throw new ForgeError('OBJECT_CORRUPT', `Loose object ${oid} cannot be inflated: ${(error as Error).message}`, { data: { oid } });
-    }
-    return toRaw(unframeObject(inflated, oid));
   }
 
-  private packsOfSync(dir: ObjectDir): PackReader[] {
+  private packsOf(dir: ObjectDir): PackReader[] {
     if (dir.packs) return dir.packs;
     const packDir = joinPath(dir.path, 'pack');
     let names: string[] = [];
@@ -196,24 +171,32 @@ export class ObjectStore {
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
     }
-    dir.packs = this.openPacks(packDir, names, (path) => this.syncFs!.readFileSync(path));
-    return dir.packs;
-  }
-
-  private async packsOf(dir: ObjectDir): Promise<PackReader[]> {
-    return this.syncFs ? this.packsOfSync(dir) : [];
-  }
-
-  private openPacks(packDir: string, names: string[], readFile: (path: string) => Uint8Array): PackReader[] {
     const packs: PackReader[] = [];
     for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
       const idxPath = joinPath(packDir, name);
       const packPath = idxPath.slice(0, -4) + '.pack';
-      if (!this.syncFs!.existsSync(packPath)) continue;
-      const index = new PackIndex(readFile(idxPath), idxPath);
+      if (!names.includes(name.slice(0, -4) + '.pack')) continue;
+      const index = new PackIndex(this.syncFs!.readFileSync(idxPath), idxPath);
       packs.push(new PackReader(index, packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
     }
+    dir.packs = packs;
     return packs;
+  }
+
+  private async writeAsync(oid: string, compressed: Uint8Array): Promise<void> {
+    const dir = joinPath(this.dirs[0]!.path, oid.slice(0, 2));
+    const tmp = joinPath(dir, tempObjectName());
+    try {
+      await this.fs.promises.mkdir(dir, { recursive: true }).catch((error: unknown) => {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      });
+      await this.fs.promises.writeFile(tmp, compressed);
+      if (this.fs.promises.chmod) await this.fs.promises.chmod(tmp, 0o444);
+      await this.fs.promises.rename(tmp, joinPath(dir, oid.slice(2)));
+    } catch (error) {
+      await this.fs.promises.unlink(tmp).catch(() => undefined);
+      throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
+    }
   }
 
   private async readViaIsomorphicGit(oid: string): Promise<RawObject> {
@@ -226,10 +209,6 @@ export class ObjectStore {
       throw toForgeError(error);
     }
   }
-}
-
-function toRaw(object: { type: ObjectType; content: Uint8Array }): RawObject {
-  return { type: object.type, content: object.content };
 }
 
 function notFound(oid: string): ForgeError {

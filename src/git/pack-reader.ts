@@ -19,7 +19,8 @@ export interface RawObject {
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
-const HEADER_WINDOW = 32;
+/** First read at an object: its header and, for most trees and small blobs, all its data (one syscall). */
+const FIRST_READ = 4096;
 
 /** Shared across the packs of one repository: delta bases recently used, by pack and offset. */
 export type DeltaBaseCache = WeightedLru<string, RawObject>;
@@ -79,7 +80,7 @@ export class PackReader {
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached;
 
-    const head = this.read(offset, HEADER_WINDOW);
+    const head = this.read(offset, FIRST_READ);
     let i = 0;
     let byte = head[i++]!;
     const typeCode = (byte >> 4) & 7;
@@ -100,18 +101,18 @@ export class PackReader {
         back = (back + 1) * 128 + (byte & 0x7f);
       }
       const base = this.readOffset(offset - back, depth + 1);
-      const delta = this.inflateAt(offset + i, size);
+      const delta = this.inflateAt(offset + i, size, head.subarray(i));
       result = { type: base.type, content: applyDelta(base.content, delta) };
     } else if (typeCode === REF_DELTA) {
       const baseOid = Array.from(head.subarray(i, i + 20), (b) => b.toString(16).padStart(2, '0')).join('');
       i += 20;
       const base = this.readByOid(baseOid, depth + 1);
-      const delta = this.inflateAt(offset + i, size);
+      const delta = this.inflateAt(offset + i, size, head.subarray(i));
       result = { type: base.type, content: applyDelta(base.content, delta) };
     } else {
       const type = TYPES[typeCode];
       if (type === undefined) throw new ForgeError('OBJECT_CORRUPT', `Unknown object type ${typeCode} at offset ${offset} of ${this.packPath}.`);
-      result = { type, content: this.inflateAt(offset + i, size) };
+      result = { type, content: this.inflateAt(offset + i, size, head.subarray(i)) };
     }
     // Like git's delta base cache: keep what served as a base; callers cache what they asked for.
     if (depth > 0) this.baseCache.set(key, result);
@@ -128,13 +129,18 @@ export class PackReader {
     return external;
   }
 
-  /** Inflates `size` bytes starting at a position; the compressed length is bounded like zlib's deflateBound. */
-  private inflateAt(position: number, size: number): Uint8Array {
+  /**
+   * Inflates `size` bytes starting at a position; the compressed length is bounded like zlib's
+   * deflateBound. `already` holds the bytes from `position` that the first read brought in.
+   */
+  private inflateAt(position: number, size: number, already: Uint8Array): Uint8Array {
     let window = size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 64;
+    const packEnd = this.packSize - 20;
     for (;;) {
-      const compressed = this.read(position, window);
+      const covered = already.length >= window || position + already.length >= packEnd;
+      const compressed = covered ? already : this.read(position, window);
       try {
-        const { data } = this.zlib.inflateWithLength(compressed);
+        const data = this.zlib.inflate(compressed);
         if (data.length !== size) throw new ForgeError('OBJECT_CORRUPT', `Object at ${position} of ${this.packPath} inflated to ${data.length} bytes, expected ${size}.`);
         return data;
       } catch (error) {

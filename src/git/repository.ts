@@ -11,6 +11,7 @@ import { parseCommit, parseTag, parseTree, serializeCommit, serializeTree, type 
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
+import { compareTreeEntries } from './tree-names';
 
 export interface OpenRepositoryOptions {
   fs: GitFs;
@@ -85,7 +86,8 @@ export class Repository {
   /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
     const oid = await this.objects.write('tree', serializeTree(entries));
-    this.trees.set(oid, [...entries]);
+    // Cached in git's order, as readTree would return them from the object (callers may pass any order).
+    this.trees.set(oid, [...entries].sort(compareTreeEntries));
     return oid;
   }
 

@@ -39,6 +39,9 @@ export function isNtfsDotGit(name: string): boolean {
 }
 
 export function isDotGitName(name: string): boolean {
+  // Fast path: every spelling git flags contains "git" in some letter case (HFS ignorables
+  // aside, which are all above U+2000), so most names are cleared by one regex.
+  if (!/[gG][iI][tT]/.test(name) && !/[\u200c-\u206f\ufeff]/.test(name)) return false;
   return isHfsDotGit(name) || isNtfsDotGit(name);
 }
 
@@ -119,16 +122,23 @@ export function isTreeMode(mode: string): mode is TreeMode {
 
 const encoder = new TextEncoder();
 
+/** The bytes git sorts a tree entry by: its UTF-8 name, with `/` appended for a directory. */
+export function treeSortKey(entry: { name: string; mode: string }): Uint8Array {
+  return encoder.encode(entry.mode === '040000' ? entry.name + '/' : entry.name);
+}
+
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) return a[i]! - b[i]!;
+  }
+  return a.length - b.length;
+}
+
 /**
  * git's tree order: byte order of the UTF-8 names where a directory compares as `name/`
  * (so `a.c` < `a/` < `a0`).
  */
 export function compareTreeEntries(a: { name: string; mode: string }, b: { name: string; mode: string }): number {
-  const an = encoder.encode(a.mode === '040000' ? a.name + '/' : a.name);
-  const bn = encoder.encode(b.mode === '040000' ? b.name + '/' : b.name);
-  const n = Math.min(an.length, bn.length);
-  for (let i = 0; i < n; i++) {
-    if (an[i] !== bn[i]) return an[i]! - bn[i]!;
-  }
-  return an.length - bn.length;
+  return compareBytes(treeSortKey(a), treeSortKey(b));
 }

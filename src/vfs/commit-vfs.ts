@@ -5,7 +5,7 @@
  */
 import { ForgeError } from '../errors';
 import type { Repository, TreeEntry } from '../git';
-import { normalizePath, nameOf } from './paths';
+import { comparePaths, nameOf, normalizePath } from './paths';
 import type { EntryMode, EntryType, Vfs, VfsEntry, VfsStat } from './types';
 
 export function entryType(mode: string): EntryType {
@@ -77,7 +77,7 @@ export class CommitVfs implements Vfs {
       if (entry !== null) throw new ForgeError('PATH_NOT_DIRECTORY', `"${dir}" is a file, not a directory.`, { data: { path: dir } });
       throw new ForgeError('PATH_NOT_FOUND', `No directory at "${dir}".`, { data: { path: dir } });
     }
-    return [...entries.values()].map((e) => toVfsEntry(p, e)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...entries.values()].map((e) => toVfsEntry(p, e)).sort((a, b) => comparePaths(a.name, b.name));
   }
 
   async walk(dir = ''): Promise<VfsEntry[]> {
@@ -86,8 +86,9 @@ export class CommitVfs implements Vfs {
     if (entry === null) return [];
     if (entry.mode !== '040000') return [toVfsEntry(p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '', { ...entry, name: nameOf(p) })];
     const out: VfsEntry[] = [];
+    // Depth-first in tree order is already git's path order (a directory sorts as "name/").
     await this.walkTree(entry.oid, p, out);
-    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return out;
   }
 
   private async walkTree(oid: string, dir: string, out: VfsEntry[]): Promise<void> {

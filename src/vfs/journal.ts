@@ -52,10 +52,14 @@ export class FsJournal implements Journal {
     this.path = joinPath(gitdir, 'forge', 'pending', `${key}.jsonl`);
   }
 
-  async load(): Promise<JournalContent | null> {
+  load(): Promise<JournalContent | null> {
+    return this.loadFrom(this.path);
+  }
+
+  private async loadFrom(path: string): Promise<JournalContent | null> {
     let text: string;
     try {
-      text = await this.fs.promises.readFile(this.path, 'utf8');
+      text = await this.fs.promises.readFile(path, 'utf8');
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
       throw toForgeError(error);
@@ -114,13 +118,31 @@ export class FsJournal implements Journal {
   }
 
   async clear(owner?: string): Promise<void> {
-    if (owner !== undefined) {
-      const current = await this.load().catch(() => null);
-      if (current !== null && current.owner !== owner) return;
+    const unlink = (path: string) =>
+      this.fs.promises.unlink(path).catch((error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
+      });
+    if (owner === undefined) return unlink(this.path);
+    // Take the file out of the way first (rename is atomic), then see whose it is: checking and
+    // then unlinking in place could remove a journal another writer (the loser of a commit race)
+    // renamed into place between the two steps.
+    const taken = `${this.path}.${owner}.clearing`;
+    try {
+      await this.fs.promises.rename(this.path, taken);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw toForgeError(error);
     }
-    await this.fs.promises.unlink(this.path).catch((error: unknown) => {
-      if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
-    });
+    const current = await this.loadFrom(taken).catch(() => null);
+    if (current !== null && current.owner !== owner) {
+      // Another writer's journal: put it back, unless an even newer one has appeared meanwhile.
+      const newer = await this.fs.promises.lstat(this.path).then(
+        () => true,
+        () => false,
+      );
+      if (!newer) return this.fs.promises.rename(taken, this.path);
+    }
+    await unlink(taken);
   }
 
   private async appendLine(line: string): Promise<boolean> {

@@ -38,6 +38,20 @@ export function isUnder(path: string, dir: string): boolean {
   return dir === '' || path === dir || path.startsWith(dir + '/');
 }
 
+/**
+ * git's path order: UTF-8 byte order, which is code point order. It differs from JavaScript's
+ * UTF-16 order only where a surrogate pair (U+10000 and up) meets U+E000..U+FFFF.
+ */
 export function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    const aSurrogate = ca >= 0xd800 && ca <= 0xdfff;
+    const bSurrogate = cb >= 0xd800 && cb <= 0xdfff;
+    if (aSurrogate !== bSurrogate && (aSurrogate ? cb : ca) >= 0xe000) return aSurrogate ? 1 : -1;
+    return ca - cb;
+  }
+  return a.length - b.length;
 }

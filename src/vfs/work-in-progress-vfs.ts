@@ -127,15 +127,23 @@ export class WorkInProgressVfs implements WritableVfs {
 
   async walk(dir = ''): Promise<VfsEntry[]> {
     const p = normalizePath(dir, { allowRoot: true });
-    const out = new Map<string, VfsEntry>();
-    for (const entry of await this.base.walk(p)) {
-      if (this.pending.has(entry.path) || this.shadowedByPendingFile(entry.path)) continue;
-      out.set(entry.path, entry);
-    }
+    const base = await this.base.walk(p);
+    if (this.pending.size === 0) return base;
+    // Both lists are in git's path order: merge them instead of sorting the whole tree.
+    const written: VfsEntry[] = [];
     for (const [path, value] of this.pending) {
-      if (value !== null && isUnder(path, p)) out.set(path, { name: nameOf(path), path, type: entryType(value.mode), mode: value.mode, oid: value.oid });
+      if (value !== null && isUnder(path, p)) written.push({ name: nameOf(path), path, type: entryType(value.mode), mode: value.mode, oid: value.oid });
     }
-    return [...out.values()].sort((a, b) => comparePaths(a.path, b.path));
+    written.sort((a, b) => comparePaths(a.path, b.path));
+    const out: VfsEntry[] = [];
+    let w = 0;
+    for (const entry of base) {
+      if (this.pending.has(entry.path) || this.shadowedByPendingFile(entry.path)) continue;
+      while (w < written.length && comparePaths(written[w]!.path, entry.path) < 0) out.push(written[w++]!);
+      out.push(entry);
+    }
+    while (w < written.length) out.push(written[w++]!);
+    return out;
   }
 
   async writeFile(path: string, content: Uint8Array, options: WriteOptions = {}): Promise<void> {

@@ -1,0 +1,60 @@
+/**
+ * forge mcp: the session tools as a stdio MCP server (Claude Code, Cursor, Codex CLI, ...).
+ * stdout carries the protocol only; the session id and any notes go to stderr.
+ */
+import { Option, type Command } from 'commander';
+import type * as McpServerModule from '../../mcp/server';
+import { openMcpSession } from '../../mcp/session';
+import type { AutoCommit } from '../../mcp/turns';
+import type { SessionMode } from '../../session';
+import { approvalFromOption } from '../approval-option';
+import { shortOid } from '../io';
+import { openStore } from '../open';
+
+interface McpOptions {
+  repo?: string;
+  session?: string;
+  base?: string;
+  mode?: SessionMode;
+  autoCommit: AutoCommit;
+  approve: string;
+}
+
+const log = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve the tools of a session over MCP on stdin/stdout (for Claude Code, Cursor, Codex CLI, ...)')
+    .option('--repo <dir>', 'the repository (default: the current directory)')
+    .option('--session <id>', 'the session to work in; created when it does not exist, so a restart resumes it (default: a new session)')
+    .option('--base <ref>', 'revision a new session starts from (default HEAD); ignored when the session exists')
+    .addOption(new Option('--mode <mode>', 'restricted (read-only tools) or unrestricted; new sessions default to unrestricted').choices(['restricted', 'unrestricted']))
+    .addOption(new Option('--auto-commit <when>', 'every-call: commit each successful call that changes files; explicit: only commit_turn commits').choices(['every-call', 'explicit']).default('explicit'))
+    .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (MCP clients ask their user themselves, so default all)', 'all')
+    .action(async (options: McpOptions) => {
+      const approval = approvalFromOption(options.approve);
+      const store = await openStore(options);
+      const { session, created, notes } = await openMcpSession(store, {
+        ...(options.session !== undefined ? { session: options.session } : {}),
+        ...(options.base !== undefined ? { base: options.base } : {}),
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      });
+      // Loaded on use: initialising the MCP SDK (hundreds of zod schemas, ajv) would cost every
+      // other command ~20 ms of start-up. esbuild bundles this require() into forge.cjs as a
+      // lazily initialised module; a dynamic import() would not do, the code-cache launcher
+      // cannot serve it (dist/forge.cjs is the only way the CLI runs).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { ForgeMcpServer, serveStdio } = require('../../mcp/server') as typeof McpServerModule;
+      const server = new ForgeMcpServer({ session, approval, autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
+      const pending = (await session.vfs.diff()).length;
+      log(
+        `forge mcp: session ${session.id} on ${session.branch} at ${shortOid(session.head)} (${created ? `new, from ${shortOid(session.state.base.commit)}` : `turn ${session.state.turn}`}; ` +
+          `${pending} pending change(s); mode ${session.state.mode}; auto-commit ${options.autoCommit}; repo ${store.repo.workdir ?? store.repo.gitdir})`,
+      );
+      for (const note of notes) log(`forge mcp: ${note}`);
+      await serveStdio(server, log);
+    });
+}

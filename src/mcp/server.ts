@@ -1,0 +1,192 @@
+/**
+ * The MCP server: the tool registry of one session, plus commit_turn and session_status, and
+ * the session's read-only resources. Every tools/call goes through the same SessionToolRunner
+ * as `forge turn` (mode, strict input, sandbox, approval policy, recording, undo entry), one at
+ * a time. As in the SDK's own tools/call path, a failure of any kind becomes an `isError`
+ * result, never a protocol error or a crash; unlike it (McpServer validates arguments with zod
+ * before the handler and answers a message-only error), the input is validated by the registry,
+ * so an invalid call keeps its stable code (TOOL_INPUT_INVALID) and its field-by-field message.
+ */
+import { format } from 'node:util';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { SessionToolRunner } from '../agent/tool-calls';
+import { ForgeError } from '../errors';
+import type { Session } from '../session';
+import type { ApprovalPolicy, ToolRegistry } from '../tools';
+import { parseToolInput } from '../tools/input';
+import { SerialQueue } from './queue';
+import { listResources, readResource } from './resources';
+import { registryToolDescriptor } from './tool-list';
+import { errorResult, successResult, toToolError } from './tool-results';
+import { COMMIT_TURN, CommitTurnInput, renderStatus, SESSION_STATUS, SessionStatusInput, TurnTools, type AutoCommit } from './turns';
+
+export const COMMIT_META_KEY = 'forge/commit';
+export const COMMIT_ERROR_META_KEY = 'forge/commit-error';
+
+export interface ForgeMcpServerOptions {
+  session: Session;
+  /** MCP clients approve calls themselves; the server's policy comes on top (e.g. allowAll). */
+  approval: ApprovalPolicy;
+  autoCommit?: AutoCommit;
+  registry?: ToolRegistry;
+  /** A ToolsConfig or a partial one. */
+  config?: unknown;
+  version: string;
+}
+
+function instructions(session: Session, autoCommit: AutoCommit): string {
+  const commits =
+    autoCommit === 'every-call'
+      ? 'Every successful call of a tool that changes files is committed right away, one commit per call.'
+      : 'Changes stay pending until you call commit_turn, which commits them and the session record as ONE commit: call it when a unit of work is done.';
+  return (
+    `Forge workspace: the tools read and edit session ${session.id} of a git repository, on the branch ${session.branch}, ` +
+    "not the user's working directory. " +
+    `${commits} session_status shows the branch, its head and the pending changes. ` +
+    'Read a file with read_file before editing it. A failed call answers "<CODE>: <message>"; the message says how to recover.'
+  );
+}
+
+export class ForgeMcpServer {
+  readonly server: Server;
+  readonly runner: SessionToolRunner;
+  readonly turns: TurnTools;
+  private readonly queue = new SerialQueue();
+  /** Requests whose handler has not finished yet. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: ForgeMcpServerOptions) {
+    const { session } = options;
+    this.runner = new SessionToolRunner(session, {
+      approval: options.approval,
+      ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.config !== undefined ? { config: options.config } : {}),
+    });
+    this.turns = new TurnTools(session, options.autoCommit ?? 'explicit');
+    for (const name of [COMMIT_TURN, SESSION_STATUS]) {
+      if (this.runner.registry.get(name)) throw new ForgeError('INTERNAL', `The tool registry has a tool named ${name}, which the MCP server reserves.`);
+    }
+    this.server = new Server(
+      { name: 'forge', title: 'Forge', version: options.version },
+      { capabilities: { tools: {}, resources: {} }, instructions: instructions(session, this.turns.autoCommit) },
+    );
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
+    this.server.setRequestHandler(CallToolRequestSchema, (request) => this.track(this.callTool(request.params.name, request.params.arguments)));
+    this.server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listResources(session) }));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+    this.server.setRequestHandler(ReadResourceRequestSchema, (request) => this.track(this.queue.run(() => readResource(session, request.params.uri))));
+  }
+
+  /** The registry's enabled tools (canonical names), then commit_turn and session_status. */
+  listTools(): Tool[] {
+    const tools = this.runner.registry.enabled(this.runner.context.config).map(registryToolDescriptor);
+    return [...tools, ...this.turns.descriptors()];
+  }
+
+  /** One tools/call: never throws; any failure is an isError result with its code. */
+  callTool(name: string, args: unknown): Promise<CallToolResult> {
+    return this.queue.run(async () => {
+      try {
+        return await this.dispatch(name, args);
+      } catch (error) {
+        return errorResult(toToolError(error));
+      }
+    });
+  }
+
+  /** Resolves when no request received so far is still being handled. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const forget = () => this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  private async dispatch(name: string, args: unknown): Promise<CallToolResult> {
+    if (name === COMMIT_TURN) {
+      const input = parseToolInput(COMMIT_TURN, CommitTurnInput, args);
+      const out = await this.turns.commit(input.message);
+      return successResult(COMMIT_TURN, out, out.message);
+    }
+    if (name === SESSION_STATUS) {
+      parseToolInput(SESSION_STATUS, SessionStatusInput, args);
+      const out = await this.turns.status();
+      return successResult(SESSION_STATUS, out, renderStatus(out));
+    }
+    const { session } = this.options;
+    // Unique within the turn across server restarts (the count comes from the journaled state).
+    const callsThisTurn = session.state.toolCalls.filter((c) => c.turn === session.currentTurn).length;
+    const result = await this.runner.call({ tool: name, args: args ?? {}, id: `mcp_${session.currentTurn}_${callsThisTurn + 1}` });
+    if (!result.ok) return errorResult(result.error);
+    const reply = successResult(result.tool, result.output);
+    if (this.turns.commitsAfter(this.runner.registry.get(result.tool), result)) await this.autoCommit(reply);
+    return reply;
+  }
+
+  /** The call succeeded and stays successful; the commit's outcome is added to its result. */
+  private async autoCommit(reply: CallToolResult): Promise<void> {
+    try {
+      const out = await this.turns.commit();
+      reply.content.push({ type: 'text', text: out.message });
+      reply._meta = { ...reply._meta, [COMMIT_META_KEY]: out };
+    } catch (error) {
+      const failure = toToolError(error);
+      reply.content.push({ type: 'text', text: `The automatic commit failed (${failure.code}: ${failure.message}). The change is still pending; call commit_turn to retry.` });
+      reply._meta = { ...reply._meta, [COMMIT_ERROR_META_KEY]: failure };
+    }
+  }
+}
+
+export type Log = (line: string) => void;
+
+/**
+ * Serves on stdin/stdout until stdin ends or SIGINT/SIGTERM arrives; then lets the running call
+ * finish and closes. stdout carries only the protocol: console output goes to stderr.
+ */
+export async function serveStdio(forge: ForgeMcpServer, log: Log): Promise<void> {
+  for (const method of ['log', 'info', 'debug', 'warn'] as const) {
+    console[method] = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
+  }
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    forge.server.onclose = resolve;
+  });
+  forge.server.onerror = (error) => log(`forge mcp: ${error instanceof Error ? error.message : String(error)}`);
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`forge mcp: ${why}; stopping.`);
+    // Answer every request already received; the answers are written a few promise hops after
+    // their handlers finish, hence the turn of the event loop before closing.
+    void forge
+      .idle()
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => forge.server.close())
+      .catch((error: unknown) => log(`forge mcp: close failed: ${error instanceof Error ? error.message : String(error)}`));
+  };
+  const onSignal = (signal: NodeJS.Signals) => stop(`received ${signal}`);
+  process.stdin.once('end', () => stop('the client closed the connection'));
+  // A client that went away without closing stdin (EPIPE): stop instead of crashing.
+  process.stdout.on('error', (error) => stop(`stdout failed (${error.message})`));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  await forge.server.connect(transport);
+  await closed;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}

@@ -1,0 +1,47 @@
+/**
+ * The registry's tools as MCP tool descriptors: canonical names only (aliases are accepted on
+ * call, not listed twice), the JSON Schema of the strict zod input (one object, every object
+ * `additionalProperties: false`), the output schema where the tool's output shape is declared
+ * (output-schemas.ts), and annotations derived from the definition.
+ */
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { inputJsonSchema, type AnyToolDefinition, type JsonSchema } from '../tools';
+import { OUTPUT_SCHEMAS } from './output-schemas';
+
+/**
+ * readOnlyHint for tools without side effects; for the others destructiveHint (unless the tool
+ * declares its changes additive) and idempotentHint when the tool declares it. Every tool acts
+ * on the session's view of one repository only: openWorldHint is false.
+ */
+export function toolAnnotations(tool: Pick<AnyToolDefinition, 'sideEffects' | 'destructive' | 'idempotent'>): ToolAnnotations {
+  if (!tool.sideEffects) return { readOnlyHint: true, openWorldHint: false };
+  return {
+    readOnlyHint: false,
+    destructiveHint: tool.destructive ?? true,
+    ...(tool.idempotent === true ? { idempotentHint: true } : {}),
+    openWorldHint: false,
+  };
+}
+
+/** The JSON Schema of a zod object for MCP (no `$schema`: clients validate with draft-07 validators too). */
+export function objectJsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'throw' }) as JsonSchema;
+  delete json.$schema;
+  return json as Tool['inputSchema'];
+}
+
+export function outputSchemaOf(tool: AnyToolDefinition): z.ZodObject | undefined {
+  return Object.hasOwn(OUTPUT_SCHEMAS, tool.name) ? OUTPUT_SCHEMAS[tool.name] : undefined;
+}
+
+export function registryToolDescriptor(tool: AnyToolDefinition): Tool {
+  const output = outputSchemaOf(tool);
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
+    ...(output ? { outputSchema: objectJsonSchema(output, 'output') } : {}),
+    annotations: toolAnnotations(tool),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Reading packs the way git writes them: deltified against an offset (OFS_DELTA, git's default)
+ * or against an oid (REF_DELTA, with repack.useDeltaBaseOffset=false), with long delta chains.
+ * Every object is compared byte for byte with `git cat-file --batch`, through our positional
+ * pack reader (Node platform) and through the isomorphic-git fallback (portable platform).
+ */
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { portablePlatform, Repository, type GitFs, type GitPlatform } from '../../src/git';
+import { nodePlatform } from '../../src/git/node/platform';
+import { git } from '../helpers/git-cli';
+import { makeRepo, type RepoHandle } from '../helpers/repos';
+
+const fs = nodeFs as unknown as GitFs;
+
+/** A history where one text file and one binary file change a little in every commit, so git deltifies them. */
+function historyRepo(commits = 40): RepoHandle {
+  const r = makeRepo({ files: { 'seed.txt': 'seed\n' } });
+  const chunks: Buffer[] = [];
+  let stream = '';
+  let lines = Array.from({ length: 300 }, (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(2)}`);
+  const binary = Buffer.alloc(20_000);
+  for (let i = 0; i < binary.length; i++) binary[i] = (i * 7919) % 256;
+  for (let c = 0; c < commits; c++) {
+    lines = [...lines.slice(0, c * 3), `changed in commit ${c}`, ...lines.slice(c * 3 + 1), `appended ${c}`];
+    binary[c * 97] = c;
+    const text = lines.join('\n') + '\n';
+    const message = `commit ${c}\n`;
+    stream += `commit refs/heads/main\ncommitter T <t@example.invalid> ${1_700_000_000 + c} +0000\ndata ${Buffer.byteLength(message)}\n${message}`;
+    stream += c === 0 ? `from ${r.head}\n` : '';
+    stream += `M 100644 inline src/big.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`;
+    stream += `M 100644 inline assets/data.bin\ndata ${binary.length}\n`;
+    const header = Buffer.from(stream, 'utf8');
+    stream = '';
+    const chunk = Buffer.concat([header, binary, Buffer.from(`\nM 100644 inline dir${c % 5}/f${c}.txt\ndata 3\n${c % 10}x\n\n`)]);
+    chunks.push(chunk);
+  }
+  git(r.dir, ['fast-import', '--quiet'], { input: Buffer.concat(chunks) });
+  return r;
+}
+
+interface PackedObject {
+  oid: string;
+  type: number;
+}
+
+/** The in-pack type of every object (6 = OFS_DELTA, 7 = REF_DELTA), read from the pack bytes at the offsets git's index lists. */
+function packObjectTypes(gitdir: string): PackedObject[] {
+  const packDir = join(gitdir, 'objects', 'pack');
+  const out: PackedObject[] = [];
+  for (const idx of nodeFs.readdirSync(packDir).filter((n) => n.endsWith('.idx'))) {
+    const pack = nodeFs.readFileSync(join(packDir, idx.replace(/\.idx$/, '.pack')));
+    const listing = git(gitdir, ['show-index'], { input: nodeFs.readFileSync(join(packDir, idx)) }).stdout.trim().split('\n');
+    for (const line of listing) {
+      const [offset, oid] = line.split(' ') as [string, string];
+      out.push({ oid, type: (pack[Number(offset)]! >> 4) & 7 });
+    }
+  }
+  return out;
+}
+
+/** Every object of the repository as git reads it. */
+function allObjects(gitdir: string): Map<string, { type: string; content: Buffer }> {
+  const out = git(gitdir, [`--git-dir=${gitdir}`, 'cat-file', '--batch-all-objects', '--batch']).stdoutBuffer;
+  const objects = new Map<string, { type: string; content: Buffer }>();
+  let i = 0;
+  while (i < out.length) {
+    const nl = out.indexOf(0x0a, i);
+    const [oid, type, size] = out.subarray(i, nl).toString().split(' ') as [string, string, string];
+    const start = nl + 1;
+    objects.set(oid, { type, content: out.subarray(start, start + Number(size)) });
+    i = start + Number(size) + 1;
+  }
+  return objects;
+}
+
+async function expectEngineReadsEverything(r: RepoHandle, platform: GitPlatform): Promise<number> {
+  const objects = allObjects(r.gitdir);
+  const repo = await Repository.open({ fs, dir: r.dir, platform });
+  expect(repo.objects.fastPath).toBe(platform === nodePlatform);
+  let checked = 0;
+  for (const [oid, expected] of objects) {
+    const object = await repo.objects.read(oid);
+    if (object.type !== expected.type || Buffer.compare(Buffer.from(object.content), expected.content) !== 0) {
+      throw new Error(`object ${oid} (${expected.type}, ${expected.content.length} bytes) differs: engine read ${object.type}, ${object.content.length} bytes`);
+    }
+    checked++;
+  }
+  return checked;
+}
+
+describe('pack reader', () => {
+  const repack = (r: RepoHandle, extra: string[] = []) => git(r.dir, [...extra, 'repack', '-adf', '--depth=50', '--window=50', '-q']);
+  const count = (types: PackedObject[], type: number) => types.filter((t) => t.type === type).length;
+
+  describe.each([
+    ['node (our positional reader)', nodePlatform],
+    ['portable (isomorphic-git fallback)', portablePlatform],
+  ])('on the %s platform', (_label, platform) => {
+    it('reads every blob, tree and commit of a repo packed with OFS_DELTA chains byte-equal to git cat-file', async () => {
+      const r = historyRepo();
+      repack(r);
+      const types = packObjectTypes(r.gitdir);
+      expect(count(types, 6)).toBeGreaterThan(40);
+      expect(count(types, 7)).toBe(0);
+      const maxDepth = Math.max(...git(r.dir, ['verify-pack', '-v', ...nodeFs.readdirSync(join(r.gitdir, 'objects/pack')).filter((n) => n.endsWith('.idx')).map((n) => join(r.gitdir, 'objects/pack', n))]).stdout.split('\n').map((l) => Number(l.split(/\s+/)[5] ?? 0)).filter((n) => Number.isFinite(n)));
+      expect(maxDepth).toBeGreaterThan(10);
+      expect(await expectEngineReadsEverything(r, platform)).toBe(types.length);
+    });
+
+    it('reads a repo packed with REF_DELTA (repack.useDeltaBaseOffset=false) byte-equal to git cat-file', async () => {
+      const r = historyRepo();
+      repack(r, ['-c', 'repack.useDeltaBaseOffset=false']);
+      const types = packObjectTypes(r.gitdir);
+      expect(count(types, 7)).toBeGreaterThan(40);
+      expect(count(types, 6)).toBe(0);
+      expect(await expectEngineReadsEverything(r, platform)).toBe(types.length);
+    });
+
+    it('reads loose objects and packed objects side by side', async () => {
+      const r = historyRepo(10);
+      repack(r);
+      git(r.dir, ['commit', '-q', '--allow-empty', '-m', 'loose commit']);
+      nodeFs.writeFileSync(join(r.dir, 'loose.txt'), 'loose\n');
+      git(r.dir, ['add', 'loose.txt']);
+      git(r.dir, ['commit', '-q', '-m', 'loose blob']);
+      const objects = allObjects(r.gitdir);
+      const packed = new Set(packObjectTypes(r.gitdir).map((t) => t.oid));
+      expect([...objects.keys()].filter((oid) => !packed.has(oid)).length).toBeGreaterThanOrEqual(4);
+      expect(await expectEngineReadsEverything(r, platform)).toBe(objects.size);
+    });
+  });
+
+  it('reads loose objects git writes after the repository was opened, and finds them by abbreviation', async () => {
+    const r = historyRepo(3);
+    const repo = await Repository.open({ fs, dir: r.dir, platform: nodePlatform });
+    const before = git(r.dir, ['hash-object', '-w', '--stdin'], { input: 'before\n' }).stdout.trim();
+    expect(await repo.objects.has(before)).toBe(true);
+    const after = git(r.dir, ['hash-object', '-w', '--stdin'], { input: 'written later by git\n' }).stdout.trim();
+    expect(await repo.objects.has(after)).toBe(true);
+    expect(Buffer.from(await repo.readBlob(after)).toString()).toBe('written later by git\n');
+    nodeFs.writeFileSync(join(r.dir, 'late.txt'), 'late\n');
+    git(r.dir, ['add', 'late.txt']);
+    git(r.dir, ['commit', '-q', '-m', 'late']);
+    const head = git(r.dir, ['rev-parse', 'HEAD']).stdout.trim();
+    expect(await repo.resolveCommit(head.slice(0, 10))).toBe(head);
+    expect(await repo.resolveCommit('HEAD')).toBe(head);
+  });
+
+  it('keeps reading after git repacks behind its back (old pack deleted, new pack written)', async () => {
+    const r = historyRepo(10);
+    repack(r);
+    const [firstOid] = allObjects(r.gitdir).keys();
+    // One handle has read from the pack (listed and opened), the other only asked whether an object exists (listed).
+    const reader = await Repository.open({ fs, dir: r.dir, platform: nodePlatform });
+    await reader.objects.read(firstOid!);
+    const checker = await Repository.open({ fs, dir: r.dir, platform: nodePlatform });
+    expect(await checker.objects.has(firstOid!)).toBe(true);
+    nodeFs.writeFileSync(join(r.dir, 'after.txt'), 'after\n');
+    git(r.dir, ['add', 'after.txt']);
+    git(r.dir, ['commit', '-q', '-m', 'after']);
+    repack(r);
+    for (const repo of [reader, checker]) {
+      for (const [oid, expected] of allObjects(r.gitdir)) {
+        const object = await repo.objects.read(oid);
+        expect(Buffer.compare(Buffer.from(object.content), expected.content), oid).toBe(0);
+      }
+    }
+  });
+});

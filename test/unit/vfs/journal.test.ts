@@ -1,0 +1,141 @@
+import { createFsFromVolume, Volume } from 'memfs';
+import { describe, expect, it } from 'vitest';
+import { isForgeError } from '../../../src/errors';
+import type { GitFs } from '../../../src/git';
+import { FsJournal } from '../../../src/vfs';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const PATH = '/g/forge/pending/s1.jsonl';
+
+function setup() {
+  const fs = createFsFromVolume(new Volume()) as unknown as GitFs;
+  return { fs, journal: new FsJournal(fs, '/g', 's1'), read: () => fs.promises.readFile(PATH, 'utf8') };
+}
+
+describe('FsJournal', () => {
+  it('has nothing to load before anything was written', async () => {
+    expect(await setup().journal.load()).toBeNull();
+  });
+
+  it('keeps a header line and one JSON line per change under <gitdir>/forge/pending/<key>.jsonl', async () => {
+    const { journal, read } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.append({ path: 'x', oid: B, mode: '100755' });
+    await journal.append({ path: 'gone', deleted: true });
+    const lines = (await read()).trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(lines).toEqual([{ v: 1, base: A, owner: 'o1' }, { path: 'x', oid: B, mode: '100755' }, { path: 'gone', deleted: true }]);
+  });
+
+  it('replays writes, deletions, reverts and the latest state snapshot in order', async () => {
+    const { journal } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['kept', { oid: A, mode: '100644' }]]), state: { n: 0 } });
+    await journal.append({ path: 'x', oid: A, mode: '100644' });
+    await journal.append({ path: 'x', oid: B, mode: '120000' });
+    await journal.append({ path: 'y', deleted: true });
+    await journal.append({ path: 'z', oid: A, mode: '100644' });
+    await journal.append({ path: 'z', reverted: true });
+    await journal.appendState({ n: 1 });
+    await journal.appendState({ n: 2, messages: ['hi'] });
+    const loaded = await journal.load();
+    expect(loaded).toEqual({
+      base: A,
+      owner: 'o1',
+      changes: new Map([
+        ['kept', { oid: A, mode: '100644' }],
+        ['x', { oid: B, mode: '120000' }],
+        ['y', null],
+      ]),
+      state: { n: 2, messages: ['hi'] },
+    });
+  });
+
+  it('ignores a torn last line (a crash in the middle of an append)', async () => {
+    const { fs, journal } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.append({ path: 'x', oid: A, mode: '100644' });
+    await fs.promises.appendFile!(PATH, '{"path":"y","oid":"bbbb');
+    expect((await journal.load())?.changes).toEqual(new Map([['x', { oid: A, mode: '100644' }]]));
+  });
+
+  it('reports an unreadable line before the last one, or an unreadable header, as JOURNAL_CORRUPT', async () => {
+    const { fs, journal } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await fs.promises.appendFile!(PATH, '{"path":"y", torn\n{"path":"x","deleted":true}\n');
+    const error = await journal.load().catch((e: unknown) => e);
+    expect(isForgeError(error, 'JOURNAL_CORRUPT')).toBe(true);
+    await fs.promises.writeFile(PATH, 'not json\n');
+    expect(isForgeError(await journal.load().catch((e: unknown) => e), 'JOURNAL_CORRUPT')).toBe(true);
+  });
+
+  it('reports a journal without its header line (e.g. appended to after another writer removed it) as JOURNAL_CORRUPT', async () => {
+    const { fs, journal } = setup();
+    await fs.promises.mkdir('/g/forge/pending', { recursive: true });
+    await fs.promises.writeFile(PATH, JSON.stringify({ path: 'x', oid: A, mode: '100644' }) + '\n');
+    expect(isForgeError(await journal.load().catch((e: unknown) => e), 'JOURNAL_CORRUPT')).toBe(true);
+  });
+
+  it('does not append to a journal that is gone (it reports false so the view rewrites it whole)', async () => {
+    const { journal } = setup();
+    expect(await journal.append({ path: 'x', deleted: true })).toBe(false);
+    expect(await journal.appendState({ n: 1 })).toBe(false);
+    expect(await journal.load()).toBeNull();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    expect(await journal.append({ path: 'x', deleted: true })).toBe(true);
+    expect((await journal.load())?.changes).toEqual(new Map([['x', null]]));
+  });
+
+  it('rewrites atomically (no temporary file left) and only the owner clears it', async () => {
+    const { fs, journal } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]) });
+    expect(await fs.promises.readdir('/g/forge/pending')).toEqual(['s1.jsonl']);
+    await journal.clear('someone-else');
+    expect(await journal.load()).not.toBeNull();
+    await journal.clear('o1');
+    expect(await journal.load()).toBeNull();
+    await journal.rewrite({ base: A, owner: 'o2', changes: new Map() });
+    await journal.clear();
+    expect(await journal.load()).toBeNull();
+    await journal.clear(); // clearing nothing is fine
+  });
+
+  it('clearing does not remove a journal another writer put in place while the clear was checking ownership', async () => {
+    const { fs } = setup();
+    const winner = new FsJournal(fs, '/g', 's1');
+    await winner.rewrite({ base: A, owner: 'winner', changes: new Map() });
+    // The loser of a race persists its journal at the worst moment: right after the winner read the file to check ownership.
+    let interleaved = false;
+    const racing: GitFs = {
+      ...fs,
+      promises: new Proxy(fs.promises, {
+        get(target, name) {
+          const value = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
+          if (name !== 'readFile') return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            const result = await value.apply(target, args);
+            if (!interleaved && String(args[0]).startsWith(PATH)) {
+              interleaved = true;
+              await new FsJournal(fs, '/g', 's1').rewrite({ base: A, owner: 'loser', changes: new Map([['mine.txt', { oid: B, mode: '100644' }]]) });
+            }
+            return result;
+          };
+        },
+      }),
+    };
+    await new FsJournal(racing, '/g', 's1').clear('winner');
+    expect(interleaved).toBe(true);
+    const left = await new FsJournal(fs, '/g', 's1').load();
+    expect(left?.owner).toBe('loser');
+    expect(left?.changes).toEqual(new Map([['mine.txt', { oid: B, mode: '100644' }]]));
+    expect((await fs.promises.readdir('/g/forge/pending')).sort()).toEqual(['s1.jsonl']);
+  });
+
+  it('keeps journals of different keys apart', async () => {
+    const { fs, journal } = setup();
+    const other = new FsJournal(fs, '/g', 's2');
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]) });
+    await other.rewrite({ base: B, owner: 'o2', changes: new Map() });
+    expect((await journal.load())?.base).toBe(A);
+    expect((await other.load())?.changes.size).toBe(0);
+  });
+});

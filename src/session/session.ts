@@ -9,6 +9,7 @@ import { turnCommitMessage } from './commit-message';
 import { sessionRef, sessionStatePath } from './ids';
 import type { Message, SessionState, ToolCallRecord } from './state';
 import { encodeState } from './state-codec';
+import { StateDeltaTracker } from './state-delta';
 import { readStateAt } from './state-io';
 
 export interface CommitTurnOptions {
@@ -36,13 +37,17 @@ export interface SessionContext {
 export class Session {
   /** Lines for the next commit's message body (e.g. that the turn includes an undo). */
   private readonly notes: string[] = [];
+  /** What of the state the journal already holds. */
+  private readonly journaled: StateDeltaTracker;
 
   constructor(
     private readonly ctx: SessionContext,
     readonly state: SessionState,
     readonly vfs: WorkInProgressVfs,
     private headOid: string,
-  ) {}
+  ) {
+    this.journaled = new StateDeltaTracker(state);
+  }
 
   get id(): string {
     return this.state.id;
@@ -88,9 +93,13 @@ export class Session {
     await this.saveState();
   }
 
-  /** Journals the in-turn state so a crash loses neither edits nor the conversation. */
+  /**
+   * Journals what changed in the state since the last record, so a crash loses neither edits
+   * nor the conversation, and a turn of n calls journals O(n) bytes, not n growing snapshots.
+   */
   async saveState(): Promise<void> {
-    await this.vfs.journalState(this.state);
+    const delta = this.journaled.take(this.state);
+    if (delta !== null) await this.vfs.journalState({ delta });
   }
 
   /**
@@ -134,6 +143,7 @@ export class Session {
     this.state.updatedAt = nextState.updatedAt;
     this.headOid = commit;
     this.notes.length = 0;
+    this.journaled.reset(this.state);
     await this.vfs.rebase(new CommitVfs(repo, commit, tree));
     return { commit, tree, turn, changes, message };
   }
@@ -144,6 +154,7 @@ export class Session {
     // In place, for the same reason as in commitTurn.
     for (const key of Object.keys(this.state)) delete (this.state as Record<string, unknown>)[key];
     Object.assign(this.state, committed);
+    this.journaled.reset(this.state);
     await this.vfs.discard();
   }
 

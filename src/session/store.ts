@@ -11,6 +11,7 @@ import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionSta
 import { Session, type SessionContext } from './session';
 import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
 import { encodeState } from './state-codec';
+import { applyStateDeltas, type StateDelta } from './state-delta';
 import { readStateAt, readStateFromView, sessionIdOf } from './state-io';
 
 export interface CreateSessionOptions {
@@ -114,7 +115,7 @@ export class SessionStore {
     }
     const baseView = new CommitVfs(this.repo, baseCommit, (await this.repo.readCommit(baseCommit)).tree);
     const restored = await WorkInProgressVfs.restore(baseView, journal);
-    const state = restored.state !== undefined ? SessionStateSchema.parse(restored.state) : await readStateFromView(baseView, id, baseCommit);
+    const state = foldJournaledState(await readStateFromView(baseView, id, baseCommit), restored.states);
     return new Session(this.ctx, state, restored.vfs, baseCommit);
   }
 
@@ -213,4 +214,14 @@ export class SessionStore {
     }
     return true;
   }
+}
+
+/** The committed state with the journaled in-turn records applied (a delta each; older journals held full snapshots). */
+function foldJournaledState(committed: SessionState, records: readonly unknown[]): SessionState {
+  let state = committed;
+  for (const record of records) {
+    if (record !== null && typeof record === 'object' && 'delta' in record) state = applyStateDeltas(state, [(record as { delta: StateDelta }).delta]);
+    else state = SessionStateSchema.parse(record);
+  }
+  return SessionStateSchema.parse(state);
 }

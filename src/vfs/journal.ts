@@ -3,7 +3,8 @@
  * (`forge/pending/<key>.jsonl`), so a crash mid-turn loses no edit. Blobs are in the object
  * store before their line is appended; a torn last line (a crash mid-append) is ignored.
  *
- * Line 1 is a header {v, base, owner}; then one line per change, and state snapshots.
+ * Line 1 is a header {v, base, owner}; then one line per change, and the session's state
+ * records (opaque here: the session layer writes deltas of its in-turn state and folds them).
  * `owner` is the id of the view that last rewrote the file: a view clears the journal after a
  * commit only if it still owns it, so a second writer's journal is not removed by the first.
  */
@@ -17,8 +18,8 @@ export interface JournalContent {
   base: string;
   owner: string;
   changes: Map<string, { oid: string; mode: FileMode } | null>;
-  /** The latest state snapshot recorded with the pending set (the session's in-turn state). */
-  state?: unknown;
+  /** State records journaled with the pending set, in order (the session's in-turn state). */
+  states: unknown[];
 }
 
 export interface Journal {
@@ -77,7 +78,7 @@ export class FsJournal implements Journal {
         hint: 'Remove the file to drop the pending changes it holds.',
       });
     }
-    const content: JournalContent = { base: header.base, owner: header.owner, changes: new Map() };
+    const content: JournalContent = { base: header.base, owner: header.owner, changes: new Map(), states: [] };
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
@@ -89,7 +90,7 @@ export class FsJournal implements Journal {
         if (lines.slice(i + 1).every((l) => l === '')) break;
         throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable line ${i + 1}.`, { data: { path: this.path }, cause: error });
       }
-      if ('state' in entry) content.state = entry.state;
+      if ('state' in entry) content.states.push(entry.state);
       else if ('deleted' in entry) content.changes.set(entry.path, null);
       else if ('reverted' in entry) content.changes.delete(entry.path);
       else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });
@@ -102,7 +103,7 @@ export class FsJournal implements Journal {
     for (const [path, change] of content.changes) {
       lines.push(JSON.stringify(change === null ? { path, deleted: true } : { path, oid: change.oid, mode: change.mode }));
     }
-    if (content.state !== undefined) lines.push(JSON.stringify({ state: content.state }));
+    for (const state of content.states) lines.push(JSON.stringify({ state }));
     const tmp = `${this.path}.${content.owner}.tmp`;
     await this.fs.promises.mkdir(dirname(this.path), { recursive: true });
     await this.fs.promises.writeFile(tmp, lines.join('\n') + '\n');

@@ -24,7 +24,8 @@ export class WorkInProgressVfs implements WritableVfs {
   private deletedUnder = new Map<string, number>();
   private baseFileCounts = new Map<string, number>();
   private journalStarted = false;
-  private stateSnapshot: unknown;
+  /** State records journaled since the last commit (kept to rewrite the journal whole). */
+  private stateRecords: unknown[] = [];
   readonly owner: string;
 
   constructor(
@@ -36,16 +37,16 @@ export class WorkInProgressVfs implements WritableVfs {
   }
 
   /** Re-opens a journaled pending set over its base view. */
-  static async restore(base: CommitVfs, journal: Journal, owner?: string): Promise<{ vfs: WorkInProgressVfs; state?: unknown; journalBase?: string }> {
+  static async restore(base: CommitVfs, journal: Journal, owner?: string): Promise<{ vfs: WorkInProgressVfs; states: unknown[]; journalBase?: string }> {
     const vfs = new WorkInProgressVfs(base, journal, owner);
     const content = await journal.load();
-    if (content === null) return { vfs };
+    if (content === null) return { vfs, states: [] };
     for (const [path, value] of content.changes) vfs.setPending(path, value);
-    vfs.stateSnapshot = content.state;
+    vfs.stateRecords = [...content.states];
     // Take ownership so that this view's commit clears the journal.
-    await journal.rewrite({ base: content.base, owner: vfs.owner, changes: vfs.pending, state: content.state });
+    await journal.rewrite({ base: content.base, owner: vfs.owner, changes: vfs.pending, states: vfs.stateRecords });
     vfs.journalStarted = true;
-    return { vfs, state: content.state, journalBase: content.base };
+    return { vfs, states: vfs.stateRecords, journalBase: content.base };
   }
 
   get baseView(): CommitVfs {
@@ -198,7 +199,7 @@ export class WorkInProgressVfs implements WritableVfs {
 
   async discard(): Promise<void> {
     this.resetPending();
-    this.stateSnapshot = undefined;
+    this.stateRecords = [];
     await this.journal.clear(this.owner);
     this.journalStarted = false;
   }
@@ -207,21 +208,22 @@ export class WorkInProgressVfs implements WritableVfs {
   async rebase(newBase: CommitVfs): Promise<void> {
     this.base = newBase;
     this.resetPending();
-    this.stateSnapshot = undefined;
+    this.stateRecords = [];
     await this.journal.clear(this.owner);
     this.journalStarted = false;
   }
 
-  /** Records an in-turn state snapshot with the pending set (crash recovery of the conversation). */
+  /** Journals a state record with the pending set (crash recovery of the conversation). */
   async journalState(state: unknown): Promise<void> {
-    this.stateSnapshot = state;
+    // Journal first, then record: a fresh journal must not get this record twice (deltas do not repeat safely).
     await this.ensureJournal();
+    this.stateRecords.push(state);
     if (!(await this.journal.appendState(state))) await this.persistJournal();
   }
 
   /** Rewrites the journal as this view's own (after a lost compare-and-swap, so nothing is lost). */
   async persistJournal(): Promise<void> {
-    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, state: this.stateSnapshot });
+    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, states: this.stateRecords });
     this.journalStarted = true;
   }
 
@@ -236,7 +238,7 @@ export class WorkInProgressVfs implements WritableVfs {
   private async ensureJournal(): Promise<void> {
     if (this.journalStarted) return;
     this.journalStarted = true;
-    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, state: this.stateSnapshot });
+    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, states: this.stateRecords });
   }
 
   /** Updates the pending map and the directory counters (undefined: back to base). */

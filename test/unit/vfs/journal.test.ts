@@ -20,16 +20,16 @@ describe('FsJournal', () => {
 
   it('keeps a header line and one JSON line per change under <gitdir>/forge/pending/<key>.jsonl', async () => {
     const { journal, read } = setup();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
     await journal.append({ path: 'x', oid: B, mode: '100755' });
     await journal.append({ path: 'gone', deleted: true });
     const lines = (await read()).trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
     expect(lines).toEqual([{ v: 1, base: A, owner: 'o1' }, { path: 'x', oid: B, mode: '100755' }, { path: 'gone', deleted: true }]);
   });
 
-  it('replays writes, deletions, reverts and the latest state snapshot in order', async () => {
+  it('replays writes, deletions, reverts and every state record in order', async () => {
     const { journal } = setup();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['kept', { oid: A, mode: '100644' }]]), state: { n: 0 } });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['kept', { oid: A, mode: '100644' }]]), states: [{ n: 0 }] });
     await journal.append({ path: 'x', oid: A, mode: '100644' });
     await journal.append({ path: 'x', oid: B, mode: '120000' });
     await journal.append({ path: 'y', deleted: true });
@@ -46,13 +46,13 @@ describe('FsJournal', () => {
         ['x', { oid: B, mode: '120000' }],
         ['y', null],
       ]),
-      state: { n: 2, messages: ['hi'] },
+      states: [{ n: 0 }, { n: 1 }, { n: 2, messages: ['hi'] }],
     });
   });
 
   it('ignores a torn last line (a crash in the middle of an append)', async () => {
     const { fs, journal } = setup();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
     await journal.append({ path: 'x', oid: A, mode: '100644' });
     await fs.promises.appendFile!(PATH, '{"path":"y","oid":"bbbb');
     expect((await journal.load())?.changes).toEqual(new Map([['x', { oid: A, mode: '100644' }]]));
@@ -60,7 +60,7 @@ describe('FsJournal', () => {
 
   it('reports an unreadable line before the last one, or an unreadable header, as JOURNAL_CORRUPT', async () => {
     const { fs, journal } = setup();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
     await fs.promises.appendFile!(PATH, '{"path":"y", torn\n{"path":"x","deleted":true}\n');
     const error = await journal.load().catch((e: unknown) => e);
     expect(isForgeError(error, 'JOURNAL_CORRUPT')).toBe(true);
@@ -80,20 +80,20 @@ describe('FsJournal', () => {
     expect(await journal.append({ path: 'x', deleted: true })).toBe(false);
     expect(await journal.appendState({ n: 1 })).toBe(false);
     expect(await journal.load()).toBeNull();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
     expect(await journal.append({ path: 'x', deleted: true })).toBe(true);
     expect((await journal.load())?.changes).toEqual(new Map([['x', null]]));
   });
 
   it('rewrites atomically (no temporary file left) and only the owner clears it', async () => {
     const { fs, journal } = setup();
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]) });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]), states: [] });
     expect(await fs.promises.readdir('/g/forge/pending')).toEqual(['s1.jsonl']);
     await journal.clear('someone-else');
     expect(await journal.load()).not.toBeNull();
     await journal.clear('o1');
     expect(await journal.load()).toBeNull();
-    await journal.rewrite({ base: A, owner: 'o2', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o2', changes: new Map(), states: [] });
     await journal.clear();
     expect(await journal.load()).toBeNull();
     await journal.clear(); // clearing nothing is fine
@@ -102,7 +102,7 @@ describe('FsJournal', () => {
   it('clearing does not remove a journal another writer put in place while the clear was checking ownership', async () => {
     const { fs } = setup();
     const winner = new FsJournal(fs, '/g', 's1');
-    await winner.rewrite({ base: A, owner: 'winner', changes: new Map() });
+    await winner.rewrite({ base: A, owner: 'winner', changes: new Map(), states: [] });
     // The loser of a race persists its journal at the worst moment: right after the winner read the file to check ownership.
     let interleaved = false;
     const racing: GitFs = {
@@ -115,7 +115,7 @@ describe('FsJournal', () => {
             const result = await value.apply(target, args);
             if (!interleaved && String(args[0]).startsWith(PATH)) {
               interleaved = true;
-              await new FsJournal(fs, '/g', 's1').rewrite({ base: A, owner: 'loser', changes: new Map([['mine.txt', { oid: B, mode: '100644' }]]) });
+              await new FsJournal(fs, '/g', 's1').rewrite({ base: A, owner: 'loser', changes: new Map([['mine.txt', { oid: B, mode: '100644' }]]) , states: [] });
             }
             return result;
           };
@@ -133,8 +133,8 @@ describe('FsJournal', () => {
   it('keeps journals of different keys apart', async () => {
     const { fs, journal } = setup();
     const other = new FsJournal(fs, '/g', 's2');
-    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]) });
-    await other.rewrite({ base: B, owner: 'o2', changes: new Map() });
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]), states: [] });
+    await other.rewrite({ base: B, owner: 'o2', changes: new Map(), states: [] });
     expect((await journal.load())?.base).toBe(A);
     expect((await other.load())?.changes.size).toBe(0);
   });

@@ -32,7 +32,14 @@ export class SessionToolRunner {
   ) {
     this.registry = options.registry ?? createToolRegistry();
     // The session state object itself: tools update read hashes, clipboards and active files in place.
-    this.context = createToolContext({ vfs: session.vfs, state: session.state, approval: options.approval, ...(options.config !== undefined ? { config: options.config } : {}) });
+    this.context = createToolContext({
+      vfs: session.vfs,
+      state: session.state,
+      approval: options.approval,
+      // The repository's platform: native SHA-256 on Node, WebCrypto elsewhere.
+      hashContent: (bytes) => session.repo.platform.sha256Hex(bytes),
+      ...(options.config !== undefined ? { config: options.config } : {}),
+    });
   }
 
   async call(input: ToolCallInput): Promise<ToolResult> {

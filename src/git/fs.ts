@@ -40,11 +40,12 @@ export interface FsSync {
   existsSync(path: string): boolean;
   fstatSync(fd: number): { size: number };
   readdirSync(path: string): string[];
-  writeFileSync(path: string, data: Uint8Array): void;
+  writeFileSync(path: string, data: Uint8Array, options?: { mode?: number }): void;
   renameSync(from: string, to: string): void;
   mkdirSync(path: string, options?: { recursive?: boolean }): unknown;
   chmodSync(path: string, mode: number): void;
   unlinkSync(path: string): void;
+  appendFileSync(path: string, data: string | Uint8Array): void;
 }
 
 export interface GitFs extends Partial<FsSync> {
@@ -64,7 +65,8 @@ export function hasSyncApi(fs: GitFs): fs is GitFs & FsSync {
     typeof fs.renameSync === 'function' &&
     typeof fs.mkdirSync === 'function' &&
     typeof fs.chmodSync === 'function' &&
-    typeof fs.unlinkSync === 'function'
+    typeof fs.unlinkSync === 'function' &&
+    typeof fs.appendFileSync === 'function'
   );
 }
 

@@ -19,6 +19,7 @@ export function tempObjectName(): string {
 
 export class LooseObjects {
   private subdirs: Set<string> | null = null;
+  private createReadOnly = true;
   private readonly names = new Map<string, Set<string>>();
 
   constructor(
@@ -59,9 +60,7 @@ export class LooseObjects {
         this.fs.mkdirSync(dir, { recursive: true });
         this.listSubdirs().add(fan);
       }
-      this.fs.writeFileSync(tmp, compressed);
-      // Read-only as git leaves loose objects (memfs refuses to create a 0444 file, so chmod after).
-      this.fs.chmodSync(tmp, 0o444);
+      this.writeReadOnly(tmp, compressed);
       this.fs.renameSync(tmp, joinPath(dir, oid.slice(2)));
     } catch (error) {
       try {
@@ -72,6 +71,26 @@ export class LooseObjects {
       throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
     }
     this.namesIn(fan).add(oid.slice(2));
+  }
+
+  /**
+   * Read-only as git leaves loose objects: created 0444 in one call, or written then chmod-ed
+   * where the fs refuses to write into a file it creates read-only (memfs).
+   */
+  private writeReadOnly(path: string, data: Uint8Array): void {
+    if (this.createReadOnly) {
+      try {
+        this.fs.writeFileSync(path, data, { mode: 0o444 });
+        return;
+      } catch (error) {
+        if (errnoCode(error) !== 'EACCES') throw error;
+        this.createReadOnly = false;
+        // memfs created the file before refusing to write into it.
+        this.fs.unlinkSync(path);
+      }
+    }
+    this.fs.writeFileSync(path, data);
+    this.fs.chmodSync(path, 0o444);
   }
 
   /** Full oids of loose objects starting with an abbreviation. */

@@ -29,9 +29,13 @@ export function toHex(bytes: Uint8Array): string {
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-export function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+function hexDigit(code: number): number {
+  // '0'-'9' -> 0-9, 'a'-'f' / 'A'-'F' -> 10-15 (callers pass validated hex)
+  return code <= 57 ? code - 48 : (code | 0x20) - 87;
+}
+
+export function fromHex(hex: string, out: Uint8Array = new Uint8Array(hex.length / 2), offset = 0): Uint8Array {
+  for (let i = 0; i < hex.length / 2; i++) out[offset + i] = (hexDigit(hex.charCodeAt(i * 2)) << 4) | hexDigit(hex.charCodeAt(i * 2 + 1));
   return out;
 }
 

@@ -46,18 +46,27 @@ export class StateDeltaTracker {
     for (const field of MAP_FIELDS) {
       const before = this.maps[field];
       const now = state[field];
-      for (const [key, value] of Object.entries(now)) {
-        if (before[key] !== value) ((delta.set ??= {})[field] ??= {})[key] = value;
+      for (const key in now) {
+        if (before[key] !== now[key]) ((delta.set ??= {})[field] ??= {})[key] = now[key]!;
       }
-      for (const key of Object.keys(before)) if (!(key in now)) ((delta.unset ??= {})[field] ??= []).push(key);
+      for (const key in before) if (!(key in now)) ((delta.unset ??= {})[field] ??= []).push(key);
     }
     for (const field of REPLACED_FIELDS) {
       const json = JSON.stringify(state[field] ?? null);
       // null, not undefined: JSON would drop an undefined field and the removal with it.
-      if (json !== this.replaced.get(field)) (delta.replace ??= {})[field] = (state[field] ?? null) as never;
+      if (json !== this.replaced.get(field)) {
+        (delta.replace ??= {})[field] = (state[field] ?? null) as never;
+        this.replaced.set(field, json);
+      }
     }
     if (Object.keys(delta).length === 0) return null;
-    this.reset(state);
+    // Mark journaled by applying the delta to the copy (not by copying every map again).
+    this.messages = state.messages.length;
+    this.toolCalls = state.toolCalls.length;
+    for (const field of MAP_FIELDS) {
+      Object.assign(this.maps[field], delta.set?.[field]);
+      for (const key of delta.unset?.[field] ?? []) delete this.maps[field][key];
+    }
     return delta;
   }
 }

@@ -9,7 +9,7 @@
  * commit only if it still owns it, so a second writer's journal is not removed by the first.
  */
 import { ForgeError, toForgeError } from '../errors';
-import { dirname, errnoCode, joinPath, type GitFs } from '../git';
+import { dirname, errnoCode, hasSyncApi, joinPath, type GitFs } from '../git';
 import type { FileMode } from './types';
 
 export type JournalEntry = { path: string; oid: string; mode: FileMode } | { path: string; deleted: true } | { path: string; reverted: true };
@@ -149,6 +149,12 @@ export class FsJournal implements Journal {
   private async appendLine(line: string): Promise<boolean> {
     // Appending to a missing file would create a journal without its header (and without the
     // changes before this one): let the caller rewrite it instead.
+    if (hasSyncApi(this.fs)) {
+      // Two plain syscalls per line: a tool call appends a line or two, a big turn thousands.
+      if (!this.fs.existsSync(this.path)) return false;
+      this.fs.appendFileSync(this.path, line + '\n');
+      return true;
+    }
     const exists = await this.fs.promises.lstat(this.path).then(
       () => true,
       () => false,

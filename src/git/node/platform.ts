@@ -11,7 +11,8 @@ const sync: SyncPlatform = {
     return { data: result.buffer, consumed: result.engine.bytesWritten };
   },
   inflate: (data) => inflateSync(data),
-  deflate: (data) => deflateSync(data),
+  // Level 1 is git's own default for loose objects (core.looseCompression); gc repacks them later.
+  deflate: (data) => deflateSync(data, { level: 1 }),
 };
 
 export const nodePlatform: GitPlatform = {

@@ -1,8 +1,15 @@
-// The main job on bundled example data: a session, one turn of tool calls, its commit, the log,
-// and time travel, on a temporary copy of the example-app fixture. Uses the built `forge` CLI.
-// Usage: npm run demo  (keeps nothing: the temporary repository is removed unless --keep)
+// The main job on bundled example data: a headless agent run on a temporary copy of the
+// example-app fixture, with the built-in scripted provider (no network, no key):
+//
+//   forge run --repo <copy> --script examples/fix-average/script.json --approve all --id demo
+//
+// The agent runs the tests (run_command), adds a failing test (Patch), fixes the code (Edit),
+// runs the tests again, and adds a CHANGELOG entry: two turns, two commits on
+// forge/session/demo. Then the log, time travel, and the checks: the working tree is untouched,
+// `git fsck --strict` is clean, and the example's own tests pass on the session's files.
+// Usage: npm run demo  (the temporary repository is removed unless --keep). Exits 1 if a check fails.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildRepo } from '../fixtures-repos/build.mjs';
@@ -10,14 +17,21 @@ import { getFixture } from '../fixtures-repos/index.mjs';
 
 const keep = process.argv.includes('--keep');
 const forgeBin = resolve('dist/cli.js');
+const script = resolve('examples/fix-average/script.json');
 const root = mkdtempSync(join(tmpdir(), 'forge-demo-'));
 const repoDir = join(root, 'example-app');
 const git = (...args) => execFileSync('git', ['-C', repoDir, ...args], { encoding: 'utf8' });
-const forge = (...args) => {
+const forge = (args, { show = true } = {}) => {
   console.log(`\n$ forge ${args.join(' ')}`);
-  const out = execFileSync(process.execPath, [forgeBin, ...args, '--repo', repoDir], { encoding: 'utf8' });
-  process.stdout.write(out);
+  const out = execFileSync(process.execPath, [forgeBin, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (show) process.stdout.write(out);
   return out;
+};
+
+let failed = false;
+const check = (label, ok, detail = '') => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
+  if (!ok) failed = true;
 };
 
 try {
@@ -25,48 +39,33 @@ try {
   const statusBefore = git('status', '--porcelain');
   console.log(`Example repository: ${repoDir} (branch main, ${git('rev-parse', '--short', 'HEAD').trim()})`);
 
-  forge('session', 'new', '--id', 'demo', '--base', 'main');
+  forge(['run', '--repo', repoDir, '--script', script, '--approve', 'all', '--id', 'demo']);
+  forge(['log', 'demo', '--repo', repoDir]);
 
-  const calls = [
-    { tool: 'read_file', args: { path: 'src/math.js' } },
-    {
-      tool: 'Edit',
-      args: {
-        path: 'src/math.js',
-        old_snippet: '  // TODO: an empty list gives NaN; decide what it should return.\n  return sum(values) / values.length;',
-        new_snippet: '  if (values.length === 0) return 0;\n  return sum(values) / values.length;',
-      },
-    },
-    { tool: 'read_file', args: { path: 'test/math.test.js' } },
-    {
-      tool: 'Patch',
-      args: {
-        path: 'test/math.test.js',
-        patches: [{ operation: 'append_eof', newText: "\ntest('average of an empty list is 0', () => {\n  assert.equal(average([]), 0);\n});\n" }],
-      },
-    },
-    { tool: 'write_file', args: { path: 'CHANGELOG.md', content: '# Changelog\n\n- `average([])` returns 0 instead of NaN.\n' } },
-  ];
-  const callsFile = join(root, 'calls.json');
-  writeFileSync(callsFile, JSON.stringify(calls, null, 2));
-  forge('turn', '--session', 'demo', '--calls', callsFile, '--message', 'Make average([]) return 0 and test it');
+  console.log('\n# time travel: src/math.js as of the session start, then as of turn 1');
+  forge(['cat', 'src/math.js', '--rev', 'forge/session/demo~2', '--repo', repoDir]);
+  forge(['cat', 'src/math.js', '--rev', 'forge/session/demo~1', '--repo', repoDir]);
 
-  forge('log', 'demo');
-  forge('show', 'forge/session/demo');
-  console.log('\n# time travel: the code as of the session start, then as of turn 1');
-  forge('cat', 'src/math.js', '--rev', 'forge/session/demo~1');
-  forge('cat', 'src/math.js', '--rev', 'forge/session/demo');
-
-  const statusAfter = git('status', '--porcelain');
-  const fsck = execFileSync('git', ['-C', repoDir, 'fsck', '--strict'], { encoding: 'utf8' });
-  console.log(`\nWorking tree untouched: ${statusBefore === statusAfter && statusAfter === '' ? 'yes' : 'NO'}; git fsck --strict: ${fsck.trim() === '' ? 'clean' : fsck}`);
-
-  console.log("\n# the session's code, materialized and tested (the example's own `node --test`)");
+  console.log("\n# the session's files, materialized and tested with the example's own `node --test`");
   const workDir = join(root, 'session-files');
-  forge('materialize', workDir, '--session', 'demo');
+  forge(['materialize', workDir, '--session', 'demo', '--repo', repoDir]);
   const tests = execFileSync(process.execPath, ['--test'], { cwd: workDir, encoding: 'utf8' });
-  console.log(tests.split('\n').filter((line) => /^# (pass|fail)/.test(line)).join('\n'));
+  const summary = tests.split('\n').filter((line) => /^# (tests|pass|fail) /.test(line));
+  console.log(summary.join('\n'));
+
+  console.log('\n# checks');
+  const commits = git('rev-list', '--count', 'main..forge/session/demo').trim();
+  check('one commit per turn (plus the session start)', commits === '3', `${commits} commits on forge/session/demo`);
+  const statusAfter = git('status', '--porcelain');
+  check('working tree and index untouched', statusBefore === '' && statusAfter === '');
+  const fsck = execFileSync('git', ['-C', repoDir, 'fsck', '--strict', '--no-dangling'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  check('git fsck --strict clean', fsck.trim() === '', fsck.trim());
+  check("the example's tests pass on the session's files", summary.includes('# pass 4') && summary.includes('# fail 0'));
+} catch (error) {
+  failed = true;
+  console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
   if (keep) console.log(`\nKept ${root}`);
   else rmSync(root, { recursive: true, force: true });
 }
+process.exitCode = failed ? 1 : 0;

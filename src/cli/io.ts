@@ -20,6 +20,17 @@ export function emit(options: CommonOptions, value: unknown, text: () => string)
   }
 }
 
+/**
+ * Thrown by a command that has already reported its failure (forge run writes it as JSON Lines
+ * events): main exits with this code and prints nothing more.
+ */
+export class ReportedFailure extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = 'ReportedFailure';
+  }
+}
+
 export function reportError(error: unknown, json: boolean): number {
   const forgeError = error instanceof ForgeError ? error : toForgeError(error);
   const hint = forgeError.hint ? ` (hint: ${forgeError.hint})` : '';

@@ -2,12 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { registerHistory } from './commands/history';
 import { registerMcp } from './commands/mcp';
+import { registerRun } from './commands/run';
 import { registerSession } from './commands/session';
 import { registerTools } from './commands/tools';
 import { registerTurn } from './commands/turn';
 import { registerUndo } from './commands/undo';
 import { registerView } from './commands/view';
-import { EXIT_CODES, reportError } from './io';
+import { EXIT_CODES, ReportedFailure, reportError } from './io';
 
 export function buildProgram(): Command {
   const program = new Command('forge')
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSession(program);
   registerTurn(program);
+  registerRun(program);
   registerUndo(program);
   registerHistory(program);
   registerView(program);
@@ -31,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
+    if (error instanceof ReportedFailure) return error.exitCode;
     if (error instanceof CommanderError) {
       // Help and version are not failures; commander already printed usage errors.
       return error.exitCode === 0 ? 0 : EXIT_CODES.user;

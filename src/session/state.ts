@@ -21,6 +21,10 @@ export const MessageSchema = z.strictObject({
   toolCalls: z.array(ToolCallSchema).optional(),
   /** Tool messages: which call this is the result of. */
   toolCallId: z.string().optional(),
+  /** Tool messages: the result is an error (the call failed, or was not run). */
+  isError: z.boolean().optional(),
+  /** Assistant messages written by a model: the tokens that response cost, as the provider counted them. */
+  usage: z.strictObject({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
   turn: z.number().int().nonnegative(),
   at: z.string(),
 });

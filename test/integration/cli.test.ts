@@ -95,7 +95,7 @@ describe('forge turn', () => {
     expectFsckClean(repo.gitdir);
   });
 
-  it('accepts every built-in tool', () => {
+  it('accepts every tool forge tools lists, run_command included', () => {
     forge(['session', 'new', '--repo', repo.dir, '--id', 'all']);
     const run = turn('all', [
       { tool: 'list_files', args: { path: 'src' } },
@@ -112,6 +112,7 @@ describe('forge turn', () => {
       { tool: 'list_active_files', args: {} },
       { tool: 'request_mode_upgrade', args: { reason: 'already unrestricted' } },
       { tool: 'delete_file', args: { path: 'notes/todo.md' } },
+      { tool: 'run_command', args: { command: 'node --test' } },
     ]);
     expect(run.status).toBe(0);
     const failed = run.json().results.filter((r: { ok: boolean }) => !r.ok);
@@ -121,7 +122,8 @@ describe('forge turn', () => {
     expect(gitShowBytes(repo.gitdir, commit, 'src/format.js').toString().startsWith('// formatted\n')).toBe(true);
     const state = JSON.parse(gitShowBytes(repo.gitdir, commit, '.forge/sessions/all.json').toString());
     expect(state.activeFiles).toEqual(['src/math.js']);
-    expect(state.toolCalls).toHaveLength(14);
+    expect(state.toolCalls).toHaveLength(15);
+    expect(state.toolCalls[14].output).toMatchObject({ exit_code: 0 });
     expectFsckClean(repo.gitdir);
   });
 

@@ -9,14 +9,14 @@ import type { Command } from 'commander';
 import { DEFAULT_CONTEXT_TOKENS } from '../../agent/context';
 import type { AgentEvent } from '../../agent/events';
 import { Agent, DEFAULT_LIMITS, turnInProgressOf } from '../../agent/loop';
-import { createRunCommandTool } from '../../agent/node/run-command';
 import { createProvider, parseScript, PROVIDER_KINDS, type Provider, type ProviderKind, type Script } from '../../agent/providers';
 import { argsLine, clipLine, formatDiffStat } from '../../agent/report';
 import { planScript, planTask, runTurns } from '../../agent/run';
 import { deterministicSummarizer, ModelSummarizer, type FileSummarizer } from '../../agent/summaries';
 import { ForgeError, toForgeError } from '../../errors';
 import { SessionModeSchema, type SessionState } from '../../session';
-import { allowReadOnly, BUILTIN_TOOLS, ToolRegistry, type ApprovalPolicy, type ApprovalRequest } from '../../tools';
+import { allowReadOnly, type ApprovalPolicy, type ApprovalRequest } from '../../tools';
+import { cliToolRegistry } from '../registry';
 import { approvalFromOption } from '../approval-option';
 import { readInput, reportError, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
@@ -219,7 +219,7 @@ async function run(options: RunOptions): Promise<void> {
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
   };
   const onEvent = (event: AgentEvent) => (options.json ? process.stdout.write(`${JSON.stringify(event)}\n`) : write(renderEvent(event)));
-  const registry = new ToolRegistry([...BUILTIN_TOOLS, createRunCommandTool({ signal: controller.signal, ...(commandTimeout !== undefined ? { defaultTimeoutS: commandTimeout } : {}) })]);
+  const registry = cliToolRegistry({ signal: controller.signal, ...(commandTimeout !== undefined ? { defaultTimeoutS: commandTimeout } : {}) });
   const agent = new Agent({
     session,
     provider,

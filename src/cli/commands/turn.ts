@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { SessionToolRunner } from '../../agent/tool-calls';
 import { ForgeError } from '../../errors';
 import { approvalFromOption } from '../approval-option';
+import { cliToolRegistry } from '../registry';
 import { common } from '../common';
 import { emit, readInput, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
@@ -30,7 +31,7 @@ export function registerTurn(program: Command): void {
       const calls = parseCalls(await readInput(options.calls));
       const session = await (await openStore(options)).open(options.session);
       if (options.message !== undefined) await session.recordUserMessage(options.message);
-      const runner = new SessionToolRunner(session, { approval: approvalFromOption(options.approve) });
+      const runner = new SessionToolRunner(session, { approval: approvalFromOption(options.approve), registry: cliToolRegistry() });
       const results = await runner.callAll(calls);
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
       const json = {

@@ -76,3 +76,30 @@ export {
 } from './tools';
 
 export { SessionToolRunner, type ToolCallInput, type ToolCallOptions } from './agent/tool-calls';
+export {
+  Agent,
+  DEFAULT_LIMITS,
+  runTurns,
+  planScript,
+  planTask,
+  buildContext,
+  SummaryCache,
+  ModelSummarizer,
+  deterministicSummarizer,
+  createProvider,
+  OpenAiProvider,
+  AnthropicProvider,
+  ScriptedProvider,
+  parseScript,
+  type AgentOptions,
+  type AgentLimits,
+  type AgentEvent,
+  type TurnOutcome,
+  type Provider,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatMessage,
+  type Usage,
+  type Script,
+} from './agent';
+export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';

@@ -5,15 +5,12 @@
  */
 import { ForgeError } from '../errors';
 import type { Repository, TreeEntry } from '../git';
-import { comparePaths, nameOf, normalizePath } from './paths';
-import type { EntryMode, EntryType, Vfs, VfsEntry, VfsStat } from './types';
+import { entryType } from './entry-type';
+import { PathMapCache } from './path-map-cache';
+import { comparePaths, isUnder, nameOf, normalizePath } from './paths';
+import type { EntryMode, Vfs, VfsEntry, VfsStat } from './types';
 
-export function entryType(mode: string): EntryType {
-  if (mode === '040000') return 'directory';
-  if (mode === '120000') return 'symlink';
-  if (mode === '160000') return 'submodule';
-  return 'file';
-}
+export { entryType };
 
 function toVfsEntry(dir: string, entry: TreeEntry): VfsEntry {
   return { name: entry.name, path: dir ? `${dir}/${entry.name}` : entry.name, type: entryType(entry.mode), mode: entry.mode as EntryMode, oid: entry.oid };
@@ -21,6 +18,8 @@ function toVfsEntry(dir: string, entry: TreeEntry): VfsEntry {
 
 export class CommitVfs implements Vfs {
   private readonly dirs = new Map<string, Map<string, TreeEntry>>();
+  /** Every file of the tree, once listed (from the on-disk path map or a walk of every tree). */
+  private allFiles: Promise<VfsEntry[]> | null = null;
 
   constructor(
     readonly repo: Repository,
@@ -85,10 +84,27 @@ export class CommitVfs implements Vfs {
     const entry = await this.entry(p);
     if (entry === null) return [];
     if (entry.mode !== '040000') return [toVfsEntry(p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '', { ...entry, name: nameOf(p) })];
+    if (p === '' || this.allFiles !== null) {
+      const all = await this.listAll();
+      return p === '' ? all.slice() : all.filter((e) => isUnder(e.path, p));
+    }
     const out: VfsEntry[] = [];
     // Depth-first in tree order is already git's path order (a directory sorts as "name/").
     await this.walkTree(entry.oid, p, out);
     return out;
+  }
+
+  private listAll(): Promise<VfsEntry[]> {
+    this.allFiles ??= (async () => {
+      const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
+      const cached = await cache.load(this.rootTree);
+      if (cached !== null) return cached;
+      const out: VfsEntry[] = [];
+      await this.walkTree(this.rootTree, '', out);
+      await cache.store(this.rootTree, out);
+      return out;
+    })();
+    return this.allFiles;
   }
 
   private async walkTree(oid: string, dir: string, out: VfsEntry[]): Promise<void> {

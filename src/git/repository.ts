@@ -29,6 +29,7 @@ export class Repository {
   readonly refs: RefStore;
   readonly config: RepoConfig;
   private readonly trees = new WeightedLru<string, readonly TreeEntry[]>(64 * 1024 * 1024, (t) => 64 + t.length * 96);
+  private readonly blobs = new WeightedLru<string, Uint8Array>(16 * 1024 * 1024, (b) => 64 + b.length);
 
   private constructor(
     readonly fs: GitFs,
@@ -75,12 +76,24 @@ export class Repository {
     return entries;
   }
 
-  readBlob(oid: string): Promise<Uint8Array> {
-    return this.objects.readTyped(oid, 'blob');
+  /**
+   * A blob's bytes. Recently read blobs are kept (by oid, so never stale, bounded by size): one
+   * tool call reads the same file several times (its size, its pre-edit content, its hash).
+   * The bytes are shared: treat them as read-only, as the object they come from.
+   */
+  async readBlob(oid: string): Promise<Uint8Array> {
+    const cached = this.blobs.get(oid);
+    if (cached !== undefined) return cached;
+    const content = await this.objects.readTyped(oid, 'blob');
+    this.blobs.set(oid, content);
+    return content;
   }
 
-  writeBlob(content: Uint8Array): Promise<string> {
-    return this.objects.write('blob', content);
+  async writeBlob(content: Uint8Array): Promise<string> {
+    const oid = await this.objects.write('blob', content);
+    // A tool reads back what it wrote (hash, size): keep it at hand.
+    this.blobs.set(oid, content);
+    return oid;
   }
 
   /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
@@ -129,6 +142,7 @@ export class Repository {
   close(): void {
     this.objects.close();
     this.trees.clear();
+    this.blobs.clear();
   }
 
   private async resolveBase(name: string, revision: string): Promise<string> {

@@ -18,18 +18,17 @@ export interface CanonicalView {
 export function canonicalize(text: string): CanonicalView {
   // Canonical offsets of the LFs that stand for a CRLF: each one shifts later offsets by one.
   const collapsed: number[] = [];
-  let canonical = '';
-  let runStart = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) !== 13) continue;
-    canonical += text.slice(runStart, i) + '\n';
+  let removed = 0;
+  for (let i = text.indexOf('\r'); i !== -1; i = text.indexOf('\r', i + 1)) {
     if (text.charCodeAt(i + 1) === 10) {
-      collapsed.push(canonical.length - 1);
+      collapsed.push(i - removed);
+      removed++;
       i++;
     }
-    runStart = i + 1;
   }
-  canonical += text.slice(runStart);
+  // One native pass, and a flat string (concatenating runs would build a rope that every search
+  // flattens again).
+  const canonical = removed === 0 && text.indexOf('\r') === -1 ? text : text.replace(/\r\n?/g, '\n');
   const length = canonical.length;
 
   const toOriginal = (offset: number): number => {

@@ -6,6 +6,23 @@
 export { ForgeError, isForgeError, toForgeError, ERROR_CODES, type ErrorCode, type ErrorKind, type ForgeErrorOptions } from './errors';
 
 export {
+  applySnippetEdit,
+  applyLineEdit,
+  applyPatches,
+  applySearchReplace,
+  parseSearchReplaceBlocks,
+  analyzeNewlines,
+  canonicalize,
+  unifiedDiff,
+  diffStat,
+  type NewlineKind,
+  type PatchOp,
+  type PatchResult,
+  type SnippetEditResult,
+  type LineEditResult,
+} from './text';
+
+export {
   Repository,
   DEFAULT_IDENTITY,
   ZERO_OID,
@@ -57,6 +74,31 @@ export {
   type CommitTurnOptions,
   type FilePatch,
 } from './session';
+
+export {
+  mergeSession,
+  mergeBranches,
+  planMerge,
+  applyMerge,
+  rebaseSession,
+  sessionDiff,
+  mergeTrees,
+  writeMergedTree,
+  mergeLines,
+  mergeBases,
+  type MergeOptions,
+  type MergePlan,
+  type MergeResult,
+  type MergeStatus,
+  type MergeConflict,
+  type ConflictKind,
+  type ConflictHunk,
+  type RebaseOptions,
+  type RebaseResult,
+  type SessionDiff,
+  type WorktreeSync,
+} from './branches';
+export { nodeWorktreeSync } from './branches/node/worktree-sync';
 
 export {
   ToolRegistry,

@@ -1,6 +1,7 @@
 /** The `forge` command line: a thin adapter over the library (argument parsing, output, exit codes). */
 import { Command, CommanderError } from 'commander';
 import { registerHistory } from './commands/history';
+import { registerMerge } from './commands/merge';
 import { registerMcp } from './commands/mcp';
 import { registerRun } from './commands/run';
 import { registerSession } from './commands/session';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerUndo(program);
   registerHistory(program);
+  registerMerge(program);
   registerView(program);
   registerTools(program);
   registerMcp(program);

@@ -3,7 +3,7 @@
  * Pure (no I/O, no hashing): the object store adds sha1 and zlib around it.
  */
 import { ForgeError } from '../errors';
-import { compareBytes, isTreeMode, symlinkNameProblem, treeNameProblem, treeSortKey, type TreeMode } from './tree-names';
+import { isTreeMode, symlinkNameProblem, treeNameProblem, type TreeMode } from './tree-names';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -112,14 +112,48 @@ export function parseTree(content: Uint8Array, oid = '?'): TreeEntry[] {
   return entries;
 }
 
+/** UTF-8 bytes of a name; ASCII names (the usual case) without going through TextEncoder. */
+function nameBytes(name: string): Uint8Array {
+  const out = new Uint8Array(name.length);
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c > 0x7f) return encoder.encode(name);
+    out[i] = c;
+  }
+  return out;
+}
+
+/** git's order: bytes of the name, a directory's name followed by "/". */
+function compareNames(a: Uint8Array, aDir: boolean, b: Uint8Array, bDir: boolean): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  const ac = a.length > n ? a[n]! : aDir ? 0x2f : -1;
+  const bc = b.length > n ? b[n]! : bDir ? 0x2f : -1;
+  if (ac !== bc) return ac - bc;
+  return a.length - b.length;
+}
+
+const MODE_BYTES: Record<string, Uint8Array> = {};
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
+
+function keyedInGitOrder(entries: readonly TreeEntry[]): Array<{ entry: TreeEntry; bytes: Uint8Array; dir: boolean }> {
+  // Each name is encoded once; the sort compares bytes, a directory's name as if followed by "/".
+  const keyed = entries.map((entry) => ({ entry, bytes: nameBytes(entry.name), dir: entry.mode === '040000' }));
+  return keyed.sort((a, b) => compareNames(a.bytes, a.dir, b.bytes, b.dir));
+}
+
+/** Tree entries in git's order (as they are stored). */
+export function sortTreeEntries(entries: readonly TreeEntry[]): TreeEntry[] {
+  return keyedInGitOrder(entries).map((k) => k.entry);
+}
+
 /** Validates as git's fsck does and serializes in git's order. Throws TREE_ENTRY_INVALID. */
 export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
-  // Sort keys computed once per entry, not once per comparison.
-  const sorted = entries.map((entry) => ({ entry, key: treeSortKey(entry) })).sort((a, b) => compareBytes(a.key, b.key)).map((e) => e.entry);
+  const keyed = keyedInGitOrder(entries);
   const seen = new Set<string>();
-  const parts: Uint8Array[] = [];
   let total = 0;
-  for (const entry of sorted) {
+  for (const { entry, bytes } of keyed) {
     const problem = treeNameProblem(entry.name);
     if (problem !== null) {
       throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry name ${JSON.stringify(entry.name)} is not allowed by git (${problem}).`, {
@@ -135,7 +169,9 @@ export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
         data: { name: entry.name, mode: entry.mode, problem: 'symlink' },
       });
     }
-    if (!/^[0-9a-f]{40}$/.test(entry.oid)) {
+    let validOid = entry.oid.length === 40;
+    for (let k = 0; validOid && k < 40; k++) validOid = (HEX_VALUE[entry.oid.charCodeAt(k)] ?? -1) >= 0;
+    if (!validOid) {
       throw new ForgeError('TREE_ENTRY_INVALID', `Tree entry ${JSON.stringify(entry.name)} has invalid oid ${entry.oid}.`, { data: { name: entry.name } });
     }
     // A file and a directory of the same name would both sort fine but collide on checkout.
@@ -143,17 +179,19 @@ export function serializeTree(entries: readonly TreeEntry[]): Uint8Array {
       throw new ForgeError('TREE_ENTRY_INVALID', `Tree has two entries named ${JSON.stringify(entry.name)}.`, { data: { name: entry.name, problem: 'duplicate' } });
     }
     seen.add(entry.name);
-    const head = encoder.encode(`${entry.mode === '040000' ? '40000' : entry.mode} ${entry.name}\0`);
-    const bin = new Uint8Array(20);
-    for (let k = 0; k < 20; k++) bin[k] = parseInt(entry.oid.slice(k * 2, k * 2 + 2), 16);
-    parts.push(head, bin);
-    total += head.length + 20;
+    total += (entry.mode === '040000' ? 5 : 6) + 1 + bytes.length + 1 + 20;
   }
   const out = new Uint8Array(total);
   let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
+  for (const { entry, bytes } of keyed) {
+    const mode = (MODE_BYTES[entry.mode] ??= encoder.encode(entry.mode === '040000' ? '40000' : entry.mode));
+    out.set(mode, offset);
+    offset += mode.length;
+    out[offset++] = 0x20;
+    out.set(bytes, offset);
+    offset += bytes.length;
+    out[offset++] = 0;
+    for (let k = 0; k < 40; k += 2) out[offset++] = (HEX_VALUE[entry.oid.charCodeAt(k)]! << 4) | HEX_VALUE[entry.oid.charCodeAt(k + 1)]!;
   }
   return out;
 }

@@ -7,11 +7,10 @@ import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { errnoCode, joinPath, pathExists, type GitFs } from './fs';
 import { WeightedLru } from './lru';
-import { parseCommit, parseTag, parseTree, serializeCommit, serializeTree, type Commit, type Signature, type TreeEntry } from './object-codec';
+import { parseCommit, parseTag, parseTree, serializeCommit, serializeTree, sortTreeEntries, type Commit, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
-import { compareTreeEntries } from './tree-names';
 
 export interface OpenRepositoryOptions {
   fs: GitFs;
@@ -100,7 +99,7 @@ export class Repository {
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
     const oid = await this.objects.write('tree', serializeTree(entries));
     // Cached in git's order, as readTree would return them from the object (callers may pass any order).
-    this.trees.set(oid, [...entries].sort(compareTreeEntries));
+    this.trees.set(oid, sortTreeEntries(entries));
     return oid;
   }
 

@@ -27,6 +27,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// FORGE_BENCH_DIST: the bench's own copy of dist/, so a concurrent rebuild cannot pull it away.
+const dist = process.env.FORGE_BENCH_DIST ?? join(root, 'dist');
 
 function parseArgs(argv) {
   const opts = { repo: join(root, 'bench', '.work', 'repo-50k'), runs: 5, turns: 100, files: 500, shared: 100 };
@@ -149,7 +151,7 @@ function buildScenario(opts) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(join(opts.repo, 'objects'))) fail(`no bench repository at ${opts.repo}; run node bench/make-repo.mjs first`);
-  const forge = await import(pathToFileURL(join(root, 'dist', 'index.js')).href);
+  const forge = await import(pathToFileURL(join(dist, 'index.js')).href);
   const t0 = performance.now();
   const { dir, gitdir } = buildScenario(opts);
   const setupMs = performance.now() - t0;
@@ -191,7 +193,7 @@ async function main() {
     const cliMs = [];
     for (let run = 0; run < opts.runs; run++) {
       const start = performance.now();
-      const cli = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'merge', 'b', '--into', 'forge/session/a', '--dry-run', '--json', '--repo', gitdir], { env, encoding: 'utf8' });
+      const cli = spawnSync(process.execPath, [join(dist, 'cli.js'), 'merge', 'b', '--into', 'forge/session/a', '--dry-run', '--json', '--repo', gitdir], { env, encoding: 'utf8' });
       cliMs.push(performance.now() - start);
       if (cli.status !== 0 || JSON.parse(cli.stdout).tree !== gitTree) fail(`forge merge --dry-run failed: ${cli.stderr}${cli.stdout}`);
     }

@@ -362,6 +362,14 @@ function runBench(opts, gitdir, work, dist, picks, blobs, expectedPaths) {
     cases[key] = { forge: ms, git: null, forgeRss: null, gitRss: null };
   }
 
+  // Merging two sessions of 100 turns touching 500 files each (issue 5), vs git merge-tree.
+  log('merge: two sessions of 100 turns, 500 files each, vs git merge-tree --write-tree');
+  const merge = JSON.parse(run(process.execPath, [join(ROOT, 'bench', 'merge-bench.mjs'), '--repo', gitdir, '--runs', String(Math.max(5, opts.runs))], { env: { ...process.env, FORGE_BENCH_DIST: dist } }));
+  check(merge.sameTree, 'forge and git merged to different trees');
+  cases.mergeCold = { forge: merge.forgeColdMs, git: merge.gitMergeTreeMs, forgeRss: merge.maxRSS, gitRss: null };
+  cases.mergeWarm = { forge: merge.forgeWarmMs, git: merge.gitMergeTreeMs, forgeRss: null, gitRss: null };
+  cases.mergeCli = { forge: merge.forgeCliDryRunMs, git: merge.gitMergeTreeMs, forgeRss: null, gitRss: null };
+
   // turn commits
   const mainOid = run('git', [`--git-dir=${gitdir}`, 'rev-parse', 'main']).trim();
   const gitBranches = (prefix) => {
@@ -496,6 +504,7 @@ const TARGETS = {
   listProcess: { text: '≤ 2x git', met: (c) => c.forge <= 2 * c.git },
   listInproc: { text: '≤ 2x git', met: (c) => c.forge <= 2 * c.git },
   listFirst: { text: '≤ 2x git', met: (c) => c.forge <= 2 * c.git },
+  mergeCold: { text: '≤ 3x git', met: (c) => c.forge <= 3 * c.git },
   textEdit: { text: '< 10 ms', met: (c) => c.forge < 10 },
   textPatch: { text: '< 10 ms', met: (c) => c.forge < 10 },
   toolEdit: { text: '< 10 ms', met: (c) => c.forge < 10 },
@@ -516,6 +525,9 @@ function rows(cases, picks) {
     ['listProcess', 'list all files, whole process: `forge ls` vs `git ls-tree -r --name-only`'],
     ['listInproc', "list all files, in-process (cold: new Repository + walk(''); the tree's stored path map exists) vs `git ls-tree -r` process"],
     ['listFirst', "list all files, in-process, first listing of the tree (no stored path map: every tree inflated) vs `git ls-tree -r` process"],
+    ['mergeCold', 'merge two sessions of 100 turns × 500 files, in-process, fresh Repository (every tree read again) vs `git merge-tree --write-tree`'],
+    ['mergeWarm', '… the same merge on a Repository whose trees are cached (a long-running host)'],
+    ['mergeCli', '… as a whole `forge merge --dry-run --json` process'],
     ['textEdit', 'Edit (snippet) on a 1 MB CRLF file, text engine alone'],
     ['textPatch', 'Patch with 50 replace operations on a 10,000-line file, text engine alone'],
     ['toolEdit', 'Edit on the 1 MB file as a whole tool call (registry, sandbox, hashes, blob write) on a session view'],
@@ -597,6 +609,7 @@ function markdown({ opts, repoInfo, picks, table, m, turnDepths }) {
     `- **read by path, warm**: one process opens \`CommitVfs\` on \`main\` and reads every path once, then times ${int(opts.warmIterations)} reads of the same path (median), then ${int(opts.warmIterations)} reads cycling over the file and ${picks.siblings.length} others of its directory. git: ONE long-lived \`git cat-file --batch\`; a read is writing \`main:<path>\` and waiting for the complete response, timed the same way. git's RSS is the cat-file process's VmHWM.`,
     '- **list all files, whole process**: `node dist/cli.js ls --repo R --rev main` against `git --git-dir=R ls-tree -r --name-only main`; forge\'s output must hold the same 50,000 paths.',
     '- **list all files, in-process**: a fresh process times `Repository.open` + `CommitVfs.open` + `walk(\'\')`. Once a tree has been listed, its path map is stored under `<gitdir>/forge/cache/paths/<tree>` (see docs/ARCHITECTURE.md) and a later cold listing reads it; the "first listing" row removes it before each run, so every tree of the repository is inflated and parsed. git: the `ls-tree` process above.',
+    '- **merge**: `bench/merge-bench.mjs` builds, once per bench, two session branches of 100 turns each on `main` of the benchmark repository, each touching 500 files (100 files touched by both, on different lines, so they merge cleanly line by line; every turn also updates its session file), then times `planMerge` + writing the merged tree (what `forge merge --dry-run` does) against `git merge-tree --write-tree`, alternating; both must give the same tree oid.',
     '- **Edit / Patch**: `bench/text-bench.mjs`, in one process, median of at least 20 runs after 3 warm-ups. Engine alone: `applySnippetEdit` on a 1 MB CRLF file (the snippet near its end) and `applyPatches` with 50 replace operations spread over a 10,000-line file. Whole tool call: the same Edit and Patch through `SessionToolRunner` on a session of a repository holding both files (input parsing, sandbox, approval, stale-file check, UTF-8 decoding, hashing, the blob write, the unified diff of the result); the `read_file` each needs first is not timed. git has no counterpart.',
     `- **turn commit of N files**: ${turnDepths}; each file gets a first line naming the side and run (so every run writes new blobs of the same sizes, and forge and git never share objects), the new file a short content. Every run has its own branch, made before the timing.`,
     '  - whole process: `node dist/cli.js turn --repo R --session S --calls FILE --json` with N `write_file` calls. Set-up, untimed: the session is created and one turn records the changed files as read (their hashes, as `read_file` would), since `write_file` may only replace files the session has read.',

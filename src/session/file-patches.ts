@@ -3,17 +3,11 @@
  * `forge diff` and the MCP diff resource. Binary content (a NUL byte or invalid UTF-8) is
  * reported as git does, never dumped.
  */
-import type { Repository } from '../git';
+import type { Repository, TreeChangeEntry } from '../git';
 import { diffStat, unifiedDiff } from '../text';
 
-export interface FileChangeRef {
-  path: string;
-  kind: 'added' | 'modified' | 'deleted';
-  oldOid?: string;
-  oldMode?: string;
-  newOid?: string;
-  newMode?: string;
-}
+/** A changed file with its old and new objects: a tree diff's entry, or a pending change. */
+export type FileChangeRef = TreeChangeEntry;
 
 export interface FilePatch {
   path: string;

@@ -620,6 +620,9 @@ function markdown({ opts, repoInfo, picks, table, m, turnDepths }) {
     `- Peak RSS of whole processes: ${TIME_BIN ? '`/usr/bin/time -f %M`' : 'n/a (no /usr/bin/time on this machine)'}; in-process: \`process.resourceUsage().maxRSS\` of the child process.`,
     '',
   ];
+  // The hand-written part: what each optimization bought, and the targets not met.
+  const history = join(ROOT, 'bench', 'optimizations.md');
+  if (existsSync(history)) lines.push(readFileSync(history, 'utf8'));
   return lines.join('\n');
 }
 

@@ -28,8 +28,16 @@ export class LooseObjects {
     private readonly zlib: SyncPlatform,
   ) {}
 
+  /**
+   * One set lookup when the fan-out directory does not exist (every object of a packed
+   * repository), else one `existsSync`: cheaper than listing the directory for a single check.
+   */
   has(oid: string): boolean {
-    return this.namesIn(oid.slice(0, 2)).has(oid.slice(2));
+    const fan = oid.slice(0, 2);
+    if (!this.listSubdirs().has(fan)) return false;
+    const listed = this.names.get(fan);
+    if (listed !== undefined && listed.has(oid.slice(2))) return true;
+    return this.fs.existsSync(joinPath(this.path, fan, oid.slice(2)));
   }
 
   read(oid: string): RawObject | null {
@@ -70,7 +78,7 @@ export class LooseObjects {
       }
       throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
     }
-    this.namesIn(fan).add(oid.slice(2));
+    this.names.get(fan)?.add(oid.slice(2));
   }
 
   /**

@@ -168,6 +168,23 @@ describe.each(BACKENDS.filter((b) => b.name !== 'memfs+portable'))('Undo on $nam
     expect(text(await session.vfs.readFile('bin/tool.sh'))).toBe('#!/bin/sh\necho hi\n');
   });
 
+  it('refuses with "hash mismatch" when a later turn changed the file, and the branch does not move', async () => {
+    const repo = await backend.make({ files: FILES });
+    const { session, tools } = await open(repo);
+    ok(await tools.call({ tool: 'read_file', args: { path: 'src/a.txt' } }));
+    ok(await tools.call({ tool: 'Edit', args: { path: 'src/a.txt', old_snippet: 'beta', new_snippet: 'BETA' } }));
+    await session.commitTurn();
+    // The next turn changes the file without a tool call that would replace the entry (a person's library call, say).
+    await session.vfs.writeFile('src/a.txt', bytes('rewritten by turn 2\n'));
+    await session.commitTurn();
+    const head = session.head;
+    const result = await tools.call({ tool: 'Undo', args: {} });
+    expect(!result.ok && result.error.code).toBe('UNDO_REFUSED');
+    expect(!result.ok && result.error.message).toContain('hash mismatch: src/a.txt');
+    expect(await session.vfs.diff()).toEqual([]);
+    expect(await session.repo.refs.resolve(sessionRef('u'))).toBe(head);
+  });
+
   it('undoes an edit committed in an earlier turn by staging the reversal into the current turn, whose message notes it', async () => {
     const repo = await backend.make({ files: FILES });
     const { session, tools, store } = await open(repo);

@@ -2,6 +2,7 @@
  * search: a regular expression over the text files of the view, line by line, with bounded
  * results. Binary files, files over the size limit, .forge/ and denied paths are skipped.
  */
+import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { ForgeError } from '../../errors';
 import { defineTool } from '../define';
@@ -32,13 +33,22 @@ export interface SearchOutput {
 }
 
 function compile(pattern: string): RegExp {
+  let regex: RegExp;
   try {
-    return new RegExp(pattern);
+    regex = new RegExp(pattern);
   } catch (error) {
     throw new ForgeError('TOOL_INPUT_INVALID', `\`pattern\` is not a valid JavaScript regular expression: ${error instanceof Error ? error.message : String(error)}. Escape special characters such as ( [ { . * + ? with a backslash.`, {
       data: { issues: [{ field: 'pattern', message: 'not a valid regular expression' }] },
     });
   }
+  // JavaScript regexes backtrack and cannot be interrupted: a nested quantifier such as (a+)+ can
+  // take exponential time on one long line and stall the whole turn. Refuse it up front.
+  if (!safeRegex(regex)) {
+    throw new ForgeError('TOOL_INPUT_INVALID', '`pattern` nests quantifiers (like "(a+)+" or "(\\w+\\s?)*"), which can take exponential time. Search for a simpler pattern, e.g. one of the words, then read the file.', {
+      data: { issues: [{ field: 'pattern', message: 'nested quantifiers (catastrophic backtracking)' }] },
+    });
+  }
+  return regex;
 }
 
 export const searchTool = defineTool({

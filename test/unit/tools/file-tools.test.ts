@@ -120,6 +120,20 @@ describe('search', () => {
     });
   });
 
+  it('refuses a pattern with nested quantifiers (catastrophic backtracking) before searching anything', async () => {
+    const h = await setup({ ...tree, 'long.txt': `${'a'.repeat(40)}!\n` });
+    for (const pattern of ['(a+)+$', '^(\\w+\\s?)*$']) {
+      const result = await h.call('search', { pattern });
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error.code).toBe('TOOL_INPUT_INVALID');
+        expect(result.error.message).toContain('nests quantifiers');
+      }
+    }
+    // Plain patterns with one level of repetition are fine.
+    expectOk(await h.call('search', { pattern: 'a+!' }));
+  });
+
   it('narrows by path and glob', async () => {
     const h = await setup(tree);
     const lines = async (args: object) => ((expectOk(await h.call('search', args)) as { matches: Array<{ path: string; line: number }> }).matches.map((m) => `${m.path}:${m.line}`));

@@ -11,9 +11,9 @@
  * existing files, like real work). If the output exists with a stamp of the same parameters it
  * is reused. Prints a summary JSON on stdout; progress goes to stderr.
  */
+import { HERMETIC_ENV } from './git-env.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -277,13 +277,7 @@ async function writeHistory(opts, write) {
 // ---------- git ----------
 
 /** No user or system config: the result must not depend on the machine. */
-const GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: tmpdir(),
-  LC_ALL: 'C',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+const GIT_ENV = HERMETIC_ENV;
 
 function git(gitdir, args) {
   const result = spawnSync('git', [`--git-dir=${gitdir}`, ...args], { env: GIT_ENV, encoding: 'utf8', maxBuffer: 512 << 20 });

@@ -19,6 +19,7 @@
  * Every measured forge operation is checked: outputs against git's, turn commits' trees by
  * content, and `git fsck --strict` at the end. A failing check fails the bench.
  */
+import { HERMETIC_ENV } from '../bench/git-env.mjs';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -68,13 +69,7 @@ const log = (message) => console.error(`bench: ${message}`);
 // ---------- processes ----------
 
 /** No user or system git config, a fixed identity: results do not depend on the machine's setup. */
-const BASE_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: tmpdir(),
-  LC_ALL: 'C',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+const BASE_ENV = HERMETIC_ENV;
 const GIT_ENV = {
   ...BASE_ENV,
   GIT_AUTHOR_NAME: 'Bench',

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
 
 export interface PlannedAnswer {
   status?: number;
@@ -127,3 +128,18 @@ export function anthropicMessage(blocks: Array<{ text: string } | { id: string; 
     usage,
   };
 }
+
+/** A fresh mock server for every test of the file, closed after it: `withMockServer((s) => (server = s))`. */
+export function withMockServer(set: (server: MockServer) => void): void {
+  let current: MockServer | undefined;
+  beforeEach(async () => {
+    current = await startMockServer();
+    set(current);
+  });
+  afterEach(async () => {
+    await current?.close();
+  });
+}
+
+/** The source file the provider round-trip tests have a model edit. */
+export const AVERAGE_JS = 'export function average(values) {\n  return sum(values) / values.length;\n}\n';

@@ -3,23 +3,17 @@
  * turn with tool_use / tool_result round trips, alternating roles, usage with cache tokens, and
  * the error paths (401, 400, 529 and 5xx retries).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/loop';
 import { AnthropicProvider, NO_TOOLS, toAnthropicMessages } from '../../src/agent/providers';
 import { SessionStore } from '../../src/session';
 import { allowAll } from '../../src/tools';
 import { MEMFS_BACKENDS, text } from '../helpers/engine-repos';
-import { anthropicMessage, startMockServer, type MockServer } from '../helpers/mock-llm-server';
+import { AVERAGE_JS, anthropicMessage, withMockServer, type MockServer } from '../helpers/mock-llm-server';
 
-const MATH = 'export function average(values) {\n  return sum(values) / values.length;\n}\n';
+const MATH = AVERAGE_JS;
 let server: MockServer;
-
-beforeEach(async () => {
-  server = await startMockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+withMockServer((s) => (server = s));
 
 function provider(extra: Partial<ConstructorParameters<typeof AnthropicProvider>[0]> = {}) {
   return new AnthropicProvider({ apiKey: 'ant-key', model: 'claude-test', baseUrl: server.url, retry: { baseDelayMs: 1, maxAttempts: 3 }, ...extra });

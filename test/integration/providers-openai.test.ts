@@ -3,23 +3,17 @@
  * whole agent turn with tool-call round trips, the exact wire format both ways, usage, and the
  * error paths (401, 400, 429/5xx retries, dropped connections, cancellation).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/loop';
 import { OpenAiProvider, NO_TOOLS } from '../../src/agent/providers';
 import { SessionStore } from '../../src/session';
 import { allowAll } from '../../src/tools';
 import { MEMFS_BACKENDS, text } from '../helpers/engine-repos';
-import { openAiCompletion, startMockServer, type MockServer } from '../helpers/mock-llm-server';
+import { AVERAGE_JS, openAiCompletion, withMockServer, type MockServer } from '../helpers/mock-llm-server';
 
-const MATH = 'export function average(values) {\n  return sum(values) / values.length;\n}\n';
+const MATH = AVERAGE_JS;
 let server: MockServer;
-
-beforeEach(async () => {
-  server = await startMockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+withMockServer((s) => (server = s));
 
 function provider(extra: Partial<ConstructorParameters<typeof OpenAiProvider>[0]> = {}) {
   return new OpenAiProvider({ apiKey: 'test-key', model: 'gpt-test', baseUrl: `${server.url}/v1`, retry: { baseDelayMs: 1, maxAttempts: 3 }, ...extra });

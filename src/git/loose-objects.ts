@@ -40,13 +40,17 @@ export class LooseObjects {
     return this.fs.existsSync(joinPath(this.path, fan, oid.slice(2)));
   }
 
+  /** Packs are searched first, so a read here nearly always finds its file: no existence check first. */
   read(oid: string): RawObject | null {
-    if (!this.has(oid)) return null;
+    const fan = oid.slice(0, 2);
+    if (!this.listSubdirs().has(fan)) return null;
+    const listed = this.names.get(fan);
+    if (listed !== undefined && !listed.has(oid.slice(2))) return null;
     let compressed: Uint8Array;
     try {
-      compressed = this.fs.readFileSync(joinPath(this.path, oid.slice(0, 2), oid.slice(2)));
+      compressed = this.fs.readFileSync(joinPath(this.path, fan, oid.slice(2)));
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return null; // pruned since listed
+      if (errnoCode(error) === 'ENOENT') return null; // not there, or pruned since listed
       throw toForgeError(error);
     }
     let inflated: Uint8Array;

@@ -121,11 +121,13 @@ export class ObjectStore {
     this.baseCache.clear();
   }
 
+  /**
+   * Packs first (an in-memory index lookup), in every objects directory, then loose objects: git's
+   * order. A packed repository's objects then cost no file system call before their pack read.
+   */
   private readSync(oid: string, retried = false): RawObject | null {
     const raw = fromHex(oid);
     for (const dir of this.dirs) {
-      const loose = dir.loose!.read(oid);
-      if (loose) return loose;
       for (const pack of this.packsOf(dir)) {
         const position = pack.index.find(raw);
         if (position < 0) continue;
@@ -139,6 +141,10 @@ export class ObjectStore {
         }
       }
     }
+    for (const dir of this.dirs) {
+      const loose = dir.loose!.read(oid);
+      if (loose) return loose;
+    }
     if (retried) return null;
     // Another process may have written or repacked since we listed: look once more.
     this.refresh();
@@ -147,10 +153,8 @@ export class ObjectStore {
 
   private hasSync(oid: string): boolean {
     const raw = fromHex(oid);
-    for (const dir of this.dirs) {
-      if (dir.loose!.has(oid)) return true;
-      for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0) return true;
-    }
+    for (const dir of this.dirs) for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0) return true;
+    for (const dir of this.dirs) if (dir.loose!.has(oid)) return true;
     return false;
   }
 

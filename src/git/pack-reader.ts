@@ -19,8 +19,18 @@ export interface RawObject {
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
-/** First read at an object: its header and, for most trees and small blobs, all its data (one syscall). */
+/** First look at an object: its header and, for most trees and small blobs, all its data. */
 const FIRST_READ = 4096;
+/**
+ * The pack is read in aligned windows kept in an LRU, as git maps it in windows: objects read
+ * together (the trees of one commit, a delta and its base) mostly sit close together in a pack,
+ * so one read serves many objects and the bytes are sliced, not copied.
+ */
+export const PACK_WINDOW_BYTES = 64 * 1024;
+const WINDOW = PACK_WINDOW_BYTES;
+const WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
+/** A first look that the window would cut shorter than this reads on its own instead. */
+const MIN_HEADER = 64;
 
 /** Shared across the packs of one repository: delta bases recently used, by pack and offset. */
 export type DeltaBaseCache = WeightedLru<string, RawObject>;
@@ -32,6 +42,7 @@ export function createDeltaBaseCache(maxBytes = 32 * 1024 * 1024): DeltaBaseCach
 export class PackReader {
   private fd: number | null = null;
   private packSize = -1;
+  private readonly windows = new WeightedLru<number, Uint8Array>(WINDOW_CACHE_BYTES, (w) => w.length);
 
   constructor(
     readonly index: PackIndex,
@@ -51,6 +62,7 @@ export class PackReader {
   close(): void {
     if (this.fd !== null) this.fs.closeSync(this.fd);
     this.fd = null;
+    this.windows.clear();
   }
 
   private handle(): number {
@@ -61,9 +73,37 @@ export class PackReader {
     return this.fd;
   }
 
+  /** Bytes [position, position + length) of the pack's data (the trailing checksum excluded). */
   private read(position: number, length: number): Uint8Array {
+    const end = Math.min(position + length, this.dataEnd());
+    if (end <= position) return new Uint8Array(0);
+    const first = Math.floor(position / WINDOW);
+    if (Math.floor((end - 1) / WINDOW) === first) return this.window(first).subarray(position - first * WINDOW, end - first * WINDOW);
+    return this.readDirect(position, end - position);
+  }
+
+  /** Up to `length` bytes from `position`: fewer where its window ends (callers read on as needed). */
+  private readUpTo(position: number, length: number): Uint8Array {
+    const windowEnd = (Math.floor(position / WINDOW) + 1) * WINDOW;
+    return this.read(position, windowEnd - position >= MIN_HEADER ? Math.min(length, windowEnd - position) : length);
+  }
+
+  private dataEnd(): number {
+    this.handle();
+    return this.packSize - 20;
+  }
+
+  private window(n: number): Uint8Array {
+    let bytes = this.windows.get(n);
+    if (bytes === undefined) {
+      bytes = this.readDirect(n * WINDOW, Math.min(WINDOW, this.dataEnd() - n * WINDOW));
+      this.windows.set(n, bytes);
+    }
+    return bytes;
+  }
+
+  private readDirect(position: number, n: number): Uint8Array {
     const fd = this.handle();
-    const n = Math.max(0, Math.min(length, this.packSize - 20 - position));
     const buffer = new Uint8Array(n);
     let done = 0;
     while (done < n) {
@@ -80,7 +120,7 @@ export class PackReader {
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached;
 
-    const head = this.read(offset, FIRST_READ);
+    const head = this.readUpTo(offset, FIRST_READ);
     let i = 0;
     let byte = head[i++]!;
     const typeCode = (byte >> 4) & 7;
@@ -130,24 +170,31 @@ export class PackReader {
   }
 
   /**
-   * Inflates `size` bytes starting at a position; the compressed length is bounded like zlib's
-   * deflateBound. `already` holds the bytes from `position` that the first read brought in.
+   * Inflates `size` bytes starting at a position. `already` holds the bytes from `position` that
+   * the first look brought in: a compressed stream is usually much shorter than `size`, so they
+   * are tried first. Otherwise the compressed length is bounded like zlib's deflateBound.
    */
   private inflateAt(position: number, size: number, already: Uint8Array): Uint8Array {
+    const atEnd = position + already.length >= this.dataEnd();
+    try {
+      return this.zlib.inflateSized(already, size);
+    } catch (error) {
+      if (atEnd) throw this.corrupt(position, error);
+    }
     let window = size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 64;
-    const packEnd = this.packSize - 20;
     for (;;) {
-      const covered = already.length >= window || position + already.length >= packEnd;
-      const compressed = covered ? already : this.read(position, window);
+      const compressed = this.read(position, window);
       try {
-        const data = this.zlib.inflate(compressed);
-        if (data.length !== size) throw new ForgeError('OBJECT_CORRUPT', `Object at ${position} of ${this.packPath} inflated to ${data.length} bytes, expected ${size}.`);
-        return data;
+        return this.zlib.inflateSized(compressed, size);
       } catch (error) {
         // A compressor with a worse bound than zlib's: widen the window until the pack ends.
-        if (error instanceof ForgeError || compressed.length < window) throw error instanceof ForgeError ? error : new ForgeError('OBJECT_CORRUPT', `Cannot inflate object at ${position} of ${this.packPath}: ${(error as Error).message}`);
+        if (compressed.length < window) throw this.corrupt(position, error);
         window *= 2;
       }
     }
+  }
+
+  private corrupt(position: number, error: unknown): ForgeError {
+    return new ForgeError('OBJECT_CORRUPT', `Cannot inflate object at ${position} of ${this.packPath}: ${(error as Error).message}`);
   }
 }

@@ -6,10 +6,20 @@
 
 export interface SyncPlatform {
   sha1Hex(data: Uint8Array): string;
-  /** Inflates one zlib stream that may be followed by unrelated bytes; returns the bytes read too. */
-  inflateWithLength(data: Uint8Array): { data: Uint8Array; consumed: number };
   inflate(data: Uint8Array): Uint8Array;
+  /**
+   * Inflates the zlib stream at the start of `data` (unrelated bytes may follow it) that must
+   * inflate to exactly `size` bytes, as a pack entry declares; throws otherwise.
+   */
+  inflateSized(data: Uint8Array, size: number): Uint8Array;
   deflate(data: Uint8Array): Uint8Array;
+}
+
+/** Whole-buffer string decoding, where the platform has it natively (Node's Buffer). */
+export interface ByteText {
+  hex(bytes: Uint8Array): string;
+  /** One char per byte. */
+  latin1(bytes: Uint8Array): string;
 }
 
 export interface GitPlatform {
@@ -19,6 +29,7 @@ export interface GitPlatform {
   deflate(data: Uint8Array): Promise<Uint8Array>;
   /** Present on platforms with synchronous native primitives (Node). */
   sync?: SyncPlatform;
+  text?: ByteText;
 }
 
 export function toHex(bytes: Uint8Array): string {

@@ -7,7 +7,9 @@
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ForgeError } from '../../src/errors';
 import { portablePlatform, Repository, type GitFs, type GitPlatform } from '../../src/git';
+import { PACK_WINDOW_BYTES } from '../../src/git/pack-reader';
 import { nodePlatform } from '../../src/git/node/platform';
 import { git } from '../helpers/git-cli';
 import { makeRepo, type RepoHandle } from '../helpers/repos';
@@ -168,4 +170,67 @@ describe('pack reader', () => {
       }
     }
   });
+
+  it('reads objects that straddle the boundaries of the windows it reads the pack in', async () => {
+    // Incompressible blobs of many sizes, from a few bytes to more than a window.
+    const files: Record<string, Buffer> = {};
+    let seed = 7;
+    // mulberry32: deterministic, and incompressible enough that the pack holds the bytes as they are.
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+    for (let i = 0; i < 120; i++) {
+      const size = i % 10 === 0 ? PACK_WINDOW_BYTES + 1000 + i * 37 : 50 + ((i * 7717) % 9000);
+      files[`blobs/b${i}.bin`] = Buffer.from(Array.from({ length: size }, () => random() & 0xff));
+    }
+    const r = makeRepo({ files });
+    repack(r);
+    const offsets = packObjectOffsets(r.gitdir);
+    const straddling = offsets.filter(({ start, end }) => Math.floor(start / PACK_WINDOW_BYTES) !== Math.floor((end - 1) / PACK_WINDOW_BYTES));
+    expect(straddling.length).toBeGreaterThan(10);
+    // Each straddling object read first, with cold windows, then everything in index order.
+    const repo = await Repository.open({ fs, dir: r.dir, platform: nodePlatform });
+    const objects = allObjects(r.gitdir);
+    for (const { oid } of straddling) expect(Buffer.compare(Buffer.from((await repo.objects.read(oid)).content), objects.get(oid)!.content), oid).toBe(0);
+    expect(await expectEngineReadsEverything(r, nodePlatform)).toBe(objects.size);
+  });
+
+  it('reports a packed object whose compressed bytes are damaged as OBJECT_CORRUPT, never as other bytes', async () => {
+    const r = makeRepo({ files: { 'a.txt': 'some text that zlib compresses\n'.repeat(200), 'b.txt': 'other\n' } });
+    repack(r);
+    const blob = git(r.dir, ['rev-parse', 'HEAD:a.txt']).stdout.trim();
+    const { start, end } = packObjectOffsets(r.gitdir).find((o) => o.oid === blob)!;
+    const packPath = join(r.gitdir, 'objects', 'pack', nodeFs.readdirSync(join(r.gitdir, 'objects', 'pack')).find((n) => n.endsWith('.pack'))!);
+    const pack = nodeFs.readFileSync(packPath);
+    const middle = Math.floor((start + end) / 2);
+    pack[middle] = pack[middle]! ^ 0x55;
+    nodeFs.chmodSync(packPath, 0o644);
+    nodeFs.writeFileSync(packPath, pack);
+    const repo = await Repository.open({ fs, dir: r.dir, platform: nodePlatform });
+    const error = await repo.readBlob(blob).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForgeError);
+    expect((error as ForgeError).code).toBe('OBJECT_CORRUPT');
+    // The other objects of the pack still read.
+    expect(Buffer.from(await repo.readBlob(git(r.dir, ['rev-parse', 'HEAD:b.txt']).stdout.trim())).toString()).toBe('other\n');
+  });
 });
+
+/** Where each packed object's bytes start and end in its pack (by the offsets git's index lists). */
+function packObjectOffsets(gitdir: string): Array<{ oid: string; start: number; end: number }> {
+  const packDir = join(gitdir, 'objects', 'pack');
+  const out: Array<{ oid: string; start: number; end: number }> = [];
+  for (const idx of nodeFs.readdirSync(packDir).filter((n) => n.endsWith('.idx'))) {
+    const packSize = nodeFs.statSync(join(packDir, idx.replace(/\.idx$/, '.pack'))).size;
+    const listing = git(gitdir, ['show-index'], { input: nodeFs.readFileSync(join(packDir, idx)) })
+      .stdout.trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string])
+      .map(([offset, oid]) => ({ oid, start: Number(offset) }))
+      .sort((a, b) => a.start - b.start);
+    listing.forEach((o, i) => out.push({ ...o, end: listing[i + 1]?.start ?? packSize - 20 }));
+  }
+  return out;
+}

@@ -1,19 +1,24 @@
 /** Node adapter: native synchronous sha1 and zlib for the object store's fast paths. */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
+import { createReusedInflater, streamInflater, type ReusedInflater } from './inflater';
+
+let inflater: ReusedInflater | undefined;
 
 const sync: SyncPlatform = {
   sha1Hex: (data) => createHash('sha1').update(data).digest('hex'),
-  inflateWithLength(data) {
-    // info: true exposes the engine, whose bytesWritten is the compressed length consumed.
-    const result = inflateSync(data, { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    return { data: result.buffer, consumed: result.engine.bytesWritten };
-  },
   inflate: (data) => inflateSync(data),
+  inflateSized(data, size) {
+    inflater ??= createReusedInflater() ?? streamInflater;
+    return inflater.inflate(data, size);
+  },
   // Level 1 is git's own default for loose objects (core.looseCompression); gc repacks them later.
   deflate: (data) => deflateSync(data, { level: 1 }),
 };
+
+const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
 export const nodePlatform: GitPlatform = {
   sha1Hex: async (data) => sync.sha1Hex(data),
@@ -21,4 +26,8 @@ export const nodePlatform: GitPlatform = {
   inflate: async (data) => sync.inflate(data),
   deflate: async (data) => sync.deflate(data),
   sync,
+  text: {
+    hex: (bytes) => asBuffer(bytes).toString('hex'),
+    latin1: (bytes) => asBuffer(bytes).toString('latin1'),
+  },
 };

@@ -1,0 +1,63 @@
+/**
+ * The Node inflater that reuses one native zlib context across pack objects, and the portable
+ * stream inflater it falls back to: same contract, checked on the same cases.
+ */
+import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createReusedInflater, streamInflater, type ReusedInflater } from '../../../src/git/node/inflater';
+
+const reused = createReusedInflater();
+
+describe('createReusedInflater', () => {
+  it('is available on this Node (its zlib internals are the expected ones)', () => {
+    expect(reused).not.toBeNull();
+  });
+});
+
+describe.each([
+  ['reused native context', reused!],
+  ['stream fallback', streamInflater],
+])('%s', (_label, inflater: ReusedInflater) => {
+  it('inflates a stream followed by unrelated bytes to exactly the declared size, many times over', () => {
+    for (let i = 0; i < 50; i++) {
+      const data = i % 2 === 0 ? randomBytes(i * 97) : Buffer.from('tree entry text '.repeat(i * 13));
+      const input = Buffer.concat([deflateSync(data), randomBytes(i % 7)]);
+      expect(Buffer.compare(Buffer.from(inflater.inflate(input, data.length)), data)).toBe(0);
+    }
+  });
+
+  it('inflates an empty stream to zero bytes', () => {
+    expect(inflater.inflate(deflateSync(Buffer.alloc(0)), 0).length).toBe(0);
+  });
+
+  it('refuses a stream longer or shorter than declared, and keeps working afterwards', () => {
+    const data = Buffer.from('exactly thirty-two bytes long!!\n');
+    const input = deflateSync(data);
+    expect(() => inflater.inflate(input, data.length - 1)).toThrow();
+    expect(() => inflater.inflate(input, data.length + 1)).toThrow();
+    expect(Buffer.from(inflater.inflate(input, data.length)).toString()).toBe(data.toString());
+  });
+
+  it('refuses a truncated stream and damaged bytes, and keeps working afterwards', () => {
+    const data = Buffer.from('some content that compresses well '.repeat(40));
+    const input = deflateSync(data);
+    expect(() => inflater.inflate(input.subarray(0, input.length - 6), data.length)).toThrow();
+    const damaged = Buffer.from(input);
+    damaged[Math.floor(damaged.length / 2)] ^= 0xff;
+    expect(() => inflater.inflate(damaged, data.length)).toThrow();
+    expect(() => inflater.inflate(Buffer.from('not zlib at all'), 10)).toThrow();
+    expect(Buffer.compare(Buffer.from(inflater.inflate(input, data.length)), data)).toBe(0);
+  });
+
+  it('property: agrees with zlib on any bytes at any deflate level', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 5000 }), fc.integer({ min: 0, max: 9 }), fc.uint8Array({ maxLength: 8 }), (data, level, trailing) => {
+        const input = Buffer.concat([deflateSync(data, { level }), trailing]);
+        expect(Buffer.compare(Buffer.from(inflater.inflate(input, data.length)), Buffer.from(data))).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

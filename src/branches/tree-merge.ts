@@ -10,7 +10,7 @@
  * modify/delete, ours for binary files, the file of a file/directory clash moved to
  * `path~<label>`), so the same result, written, is the tree of a conflict branch.
  */
-import { compareTreeEntries, type TreeEntry, type TreeMode } from '../git';
+import type { TreeEntry, TreeMode } from '../git';
 import { isBinary } from './binary';
 import { mergeLines } from './line-merge';
 import type { ConflictEntry, MergeConflict, MergedNode, MergeLabels } from './types';
@@ -294,18 +294,8 @@ export function mergeTrees(source: MergeSource, base: string | null, ours: strin
   return new TreeMerger(source, labels).merge(base, ours, theirs);
 }
 
-/**
- * git's tree order (UTF-8 bytes, directories as "name/"). UTF-16 code unit order is the same
- * unless a name has characters outside the BMP, for which the byte comparison is used.
- */
-function gitOrder(a: TreeEntry, b: TreeEntry): number {
-  if (/[\ud800-\udfff]/.test(a.name) || /[\ud800-\udfff]/.test(b.name)) return compareTreeEntries(a, b);
-  const x = a.mode === TREE ? `${a.name}/` : a.name;
-  const y = b.mode === TREE ? `${b.name}/` : b.name;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 export interface TreeWriter {
+  /** Entries in any order: the writer sorts them as git does (Repository.writeTree). */
   writeTree(entries: readonly TreeEntry[]): Promise<string>;
   writeBlob(content: Uint8Array): Promise<string>;
 }
@@ -321,11 +311,14 @@ async function writeNode(writer: TreeWriter, node: MergedNode): Promise<string |
   if (node.kind === 'blob') return writer.writeBlob(node.content);
   const entries: TreeEntry[] = [];
   for (const [name, child] of node.children) {
+    // Kept entries (most of them) need no write and no await.
+    if (child.kind === 'entry') {
+      entries.push({ name, mode: child.entry.mode, oid: child.entry.oid });
+      continue;
+    }
     const oid = await writeNode(writer, child);
-    if (oid === null) continue;
-    const mode: TreeMode = child.kind === 'entry' ? child.entry.mode : child.kind === 'blob' ? child.mode : TREE;
-    entries.push({ name, mode, oid });
+    if (oid !== null) entries.push({ name, mode: child.kind === 'blob' ? child.mode : TREE, oid });
   }
-  // In git's order already, the writer's sort is a single pass.
-  return entries.length === 0 ? null : writer.writeTree(entries.sort(gitOrder));
+  // The writer puts them in git's order.
+  return entries.length === 0 ? null : writer.writeTree(entries);
 }

@@ -8,6 +8,8 @@ export {
   serializeCommit,
   parseTree,
   serializeTree,
+  encodeTree,
+  type EncodedTree,
   formatSignature,
   parseSignature,
   type Commit,
@@ -16,6 +18,6 @@ export {
   type ObjectType,
 } from './object-codec';
 export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
-export { portablePlatform, toHex, fromHex, type GitPlatform, type SyncPlatform } from './platform';
+export { portablePlatform, toHex, fromHex, type ByteText, type GitPlatform, type SyncPlatform } from './platform';
 export { hasSyncApi, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

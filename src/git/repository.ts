@@ -7,7 +7,7 @@ import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { errnoCode, joinPath, pathExists, type GitFs } from './fs';
 import { WeightedLru } from './lru';
-import { parseCommit, parseTag, parseTree, serializeCommit, serializeTree, sortTreeEntries, type Commit, type Signature, type TreeEntry } from './object-codec';
+import { encodeTree, parseCommit, parseTag, parseTree, serializeCommit, type Commit, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
@@ -70,7 +70,7 @@ export class Repository {
   async readTree(oid: string): Promise<readonly TreeEntry[]> {
     const cached = this.trees.get(oid);
     if (cached !== undefined) return cached;
-    const entries = parseTree(await this.objects.readTyped(oid, 'tree'), oid);
+    const entries = parseTree(await this.objects.readTyped(oid, 'tree'), oid, this.platform.text);
     this.trees.set(oid, entries);
     return entries;
   }
@@ -97,9 +97,10 @@ export class Repository {
 
   /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const oid = await this.objects.write('tree', serializeTree(entries));
+    const { content, sorted } = encodeTree(entries);
+    const oid = await this.objects.write('tree', content);
     // Cached in git's order, as readTree would return them from the object (callers may pass any order).
-    this.trees.set(oid, sortTreeEntries(entries));
+    this.trees.set(oid, sorted);
     return oid;
   }
 

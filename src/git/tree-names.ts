@@ -105,11 +105,17 @@ export type NameProblem = 'empty' | 'has-slash' | 'has-nul' | 'dot' | 'dotdot' |
 /** Why git's fsck would reject this tree entry name, or null when it is fine. */
 export function treeNameProblem(name: string): NameProblem | null {
   if (name.length === 0) return 'empty';
-  if (name.includes('/')) return 'has-slash';
-  if (name.includes('\0')) return 'has-nul';
+  // One pass over the name; only names with a "g" or a non-ASCII char can be a .git spelling.
+  let suspicious = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x2f) return 'has-slash';
+    if (c === 0) return 'has-nul';
+    if (c === 0x67 || c === 0x47 || c > 0x7f) suspicious = true;
+  }
   if (name === '.') return 'dot';
   if (name === '..') return 'dotdot';
-  if (isDotGitName(name)) return 'dotgit';
+  if (suspicious && isDotGitName(name)) return 'dotgit';
   return null;
 }
 

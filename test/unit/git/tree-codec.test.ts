@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareTreeEntries, parseTree, serializeTree, treeNameProblem, type TreeEntry } from '../../../src/git';
+import { compareTreeEntries, encodeTree, parseTree, serializeTree, treeNameProblem, type TreeEntry } from '../../../src/git';
+import { nodePlatform } from '../../../src/git/node/platform';
 import { isForgeError } from '../../../src/errors';
 
 const OID_A = 'a'.repeat(40);
@@ -101,6 +103,29 @@ describe('serializeTree / parseTree', () => {
     expect(codeOf(() => serializeTree([{ mode: '100664' as never, name: 'a', oid: OID_A }]))).toBe('TREE_ENTRY_INVALID');
     expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: 'abc' }]))).toBe('TREE_ENTRY_INVALID');
     expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: OID_A.toUpperCase() }]))).toBe('TREE_ENTRY_INVALID');
+    // Non-ASCII chars whose low 7 bits are hex digits ('\u0161' & 0x7f is 'a') are not hex either.
+    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: `${'a'.repeat(39)}\u0161` }]))).toBe('TREE_ENTRY_INVALID');
+    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: `${'a'.repeat(38)}g0` }]))).toBe('TREE_ENTRY_INVALID');
+  });
+
+  it('property: any order in, git order out (as the byte comparator sorts), and both parsers read back the same entries', () => {
+    const nameChar = fc.constantFrom('a', 'b', '-', '.', '0', 'z', '~', '\u00e9', '\u20ac', '\uFB01', '\u{1F680}', '\u{10400}');
+    const entry = fc.record({
+      name: fc.array(nameChar, { minLength: 1, maxLength: 4 }).map((chars) => chars.join('')).filter((name) => treeNameProblem(name) === null),
+      mode: fc.constantFrom('100644', '100755', '040000', '120000', '160000') as fc.Arbitrary<TreeEntry['mode']>,
+      oid: fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => Buffer.from(bytes).toString('hex')),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, maxLength: 30 }), fc.boolean(), (entries, presorted) => {
+        const expected = [...entries].sort(compareTreeEntries);
+        const input = presorted ? expected : entries;
+        const { content, sorted } = encodeTree(input);
+        expect(sorted).toEqual(expected);
+        expect(parseTree(content)).toEqual(expected);
+        expect(parseTree(content, '?', nodePlatform.text)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it.each([['.gitmodules'], ['.GITMODULES'], ['.gitmodules .'], ['gitmod~1'], ['gi7eba~1'], ['.gitignore'], ['.gitattributes'], ['.mailmap'], ['.Mailmap']])(

@@ -22,11 +22,13 @@ const REF_DELTA = 7;
 /** First look at an object: its header and, for most trees and small blobs, all its data. */
 const FIRST_READ = 4096;
 /**
- * The pack is read in aligned windows kept in an LRU, as git maps it in windows: objects read
- * together (the trees of one commit, a delta and its base) mostly sit close together in a pack,
- * so one read serves many objects and the bytes are sliced, not copied.
+ * The pack is read in aligned windows kept in an LRU, a small cousin of git's mmap windows:
+ * objects read together (the trees of a commit's history, a delta and its base) often sit close
+ * together, so one read serves several objects. Measured on the bench repository (trees
+ * interleaved with 50,000 blobs): 16 KiB windows halve the reads of a merge against 4 KiB
+ * single-object reads, while a full listing reads 2.9x the bytes (64 KiB windows: 6.4x, and slower).
  */
-export const PACK_WINDOW_BYTES = 64 * 1024;
+export const PACK_WINDOW_BYTES = 16 * 1024;
 const WINDOW = PACK_WINDOW_BYTES;
 const WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
 /** A first look that the window would cut shorter than this reads on its own instead. */

@@ -1,11 +1,13 @@
 /** Node adapter: native synchronous sha1 and zlib for the object store's fast paths. */
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
-import { createReusedInflater, streamInflater, type ReusedInflater } from './inflater';
+import { createReusedDeflater, createReusedInflater, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from './zlib-contexts';
 
+// Made on first use: a process that only reads never builds a deflate context.
 let inflater: ReusedInflater | undefined;
+let deflater: ReusedDeflater | undefined;
 
 const sync: SyncPlatform = {
   sha1Hex: (data) => createHash('sha1').update(data).digest('hex'),
@@ -14,8 +16,11 @@ const sync: SyncPlatform = {
     inflater ??= createReusedInflater() ?? streamInflater;
     return inflater.inflate(data, size);
   },
-  // Level 1 is git's own default for loose objects (core.looseCompression); gc repacks them later.
-  deflate: (data) => deflateSync(data, { level: 1 }),
+  // At git's default level for loose objects (core.looseCompression is 1); gc repacks them later.
+  deflate(data) {
+    deflater ??= createReusedDeflater() ?? streamDeflater;
+    return deflater.deflate(data);
+  },
 };
 
 const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));

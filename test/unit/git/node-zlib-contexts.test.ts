@@ -1,25 +1,49 @@
 /**
- * The Node inflater that reuses one native zlib context across pack objects, and the portable
- * stream inflater it falls back to: same contract, checked on the same cases.
+ * The Node inflater and deflater that reuse one native zlib context across objects, and the
+ * stream functions they fall back to: same contracts, checked on the same cases.
  */
 import { randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createReusedInflater, streamInflater, type ReusedInflater } from '../../../src/git/node/inflater';
+import { createReusedDeflater, createReusedInflater, DEFLATE_LEVEL, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from '../../../src/git/node/zlib-contexts';
 
 const reused = createReusedInflater();
+const reusedDeflater = createReusedDeflater();
 
-describe('createReusedInflater', () => {
-  it('is available on this Node (its zlib internals are the expected ones)', () => {
+describe('createReusedInflater / createReusedDeflater', () => {
+  it('are available on this Node (its zlib internals are the expected ones)', () => {
     expect(reused).not.toBeNull();
+    expect(reusedDeflater).not.toBeNull();
+  });
+});
+
+describe.each([
+  ['reused native context', reusedDeflater!],
+  ['stream fallback', streamDeflater],
+])('deflater: %s', (_label, deflater: ReusedDeflater) => {
+  it('property: what it writes, zlib reads back, and it is what deflateSync writes at the same level', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 70_000 }), fc.string({ maxLength: 20_000 }).map((s) => new TextEncoder().encode(s.repeat(3)))), (data) => {
+        const out = deflater.deflate(data);
+        expect(Buffer.compare(inflateSync(out), Buffer.from(data))).toBe(0);
+        expect(Buffer.compare(Buffer.from(out), deflateSync(data, { level: DEFLATE_LEVEL }))).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('deflates incompressible data larger than its input (stored blocks) and empty input', () => {
+    for (const data of [randomBytes(200_000), randomBytes(1), new Uint8Array(0)]) {
+      expect(Buffer.compare(inflateSync(deflater.deflate(data)), Buffer.from(data))).toBe(0);
+    }
   });
 });
 
 describe.each([
   ['reused native context', reused!],
   ['stream fallback', streamInflater],
-])('%s', (_label, inflater: ReusedInflater) => {
+])('inflater: %s', (_label, inflater: ReusedInflater) => {
   it('inflates a stream followed by unrelated bytes to exactly the declared size, many times over', () => {
     for (let i = 0; i < 50; i++) {
       const data = i % 2 === 0 ? randomBytes(i * 97) : Buffer.from('tree entry text '.repeat(i * 13));

@@ -40,12 +40,21 @@ export interface FsSync {
   existsSync(path: string): boolean;
   fstatSync(fd: number): { size: number };
   readdirSync(path: string): string[];
-  writeFileSync(path: string, data: Uint8Array, options?: { mode?: number }): void;
+  writeFileSync(path: string, data: Uint8Array | string, options?: { mode?: number; flag?: string }): void;
   renameSync(from: string, to: string): void;
   mkdirSync(path: string, options?: { recursive?: boolean }): unknown;
   chmodSync(path: string, mode: number): void;
   unlinkSync(path: string): void;
   appendFileSync(path: string, data: string | Uint8Array): void;
+}
+
+/** Sync forms the promise API can also be served by, where the fs has them (node's fs and memfs do). */
+interface ExtraSync {
+  statSync(path: string): FsStat;
+  lstatSync(path: string): FsStat;
+  readlinkSync(path: string): string;
+  symlinkSync(target: string, path: string): void;
+  rmdirSync(path: string, options?: { recursive?: boolean }): void;
 }
 
 export interface GitFs extends Partial<FsSync> {
@@ -68,6 +77,58 @@ export function hasSyncApi(fs: GitFs): fs is GitFs & FsSync {
     typeof fs.unlinkSync === 'function' &&
     typeof fs.appendFileSync === 'function'
   );
+}
+
+// ignoreBOM keeps a BOM in the text, as node's readFile(path, 'utf8') does.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The same fs, with its promise API served by the synchronous calls where it has them (node's
+ * fs, memfs). The engine's file operations are small (a ref, a lock, a journal line, an object):
+ * a thread-pool round trip per call costs more than the call and, under load, far more, and a
+ * ref update or a tool call makes several in a row. Calls the fs lacks a sync form of stay
+ * asynchronous.
+ */
+export function withSyncPromises(fs: GitFs): GitFs {
+  if (!hasSyncApi(fs)) return fs;
+  const p = fs.promises;
+  const extra = fs as Partial<ExtraSync>;
+  const promises: FsPromises = {
+    readFile: (async (path: string, options?: unknown) => {
+      const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
+      if (encoding === undefined || encoding === null) return fs.readFileSync(path);
+      if (encoding === 'utf8' || encoding === 'utf-8') return utf8.decode(fs.readFileSync(path));
+      return p.readFile(path, options as 'utf8');
+    }) as FsPromises['readFile'],
+    writeFile: async (path, data, options) => fs.writeFileSync(path, data, typeof options === 'string' ? undefined : options),
+    mkdir: async (path, options) => fs.mkdirSync(path, options),
+    readdir: async (path) => fs.readdirSync(path),
+    rename: async (from, to) => fs.renameSync(from, to),
+    unlink: async (path) => fs.unlinkSync(path),
+    chmod: async (path, mode) => fs.chmodSync(path, mode),
+    appendFile: async (path, data) => fs.appendFileSync(path, data),
+    rmdir: extra.rmdirSync ? async (path, options) => extra.rmdirSync!(path, options) : (path, options) => p.rmdir(path, options),
+    stat: extra.statSync ? async (path) => extra.statSync!(path) : (path) => p.stat(path),
+    lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p.lstat(path),
+    readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p.readlink(path),
+    symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p.symlink(target, path),
+  };
+  return {
+    promises,
+    openSync: (path, flags, mode) => fs.openSync(path, flags, mode),
+    readSync: (fd, buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
+    closeSync: (fd) => fs.closeSync(fd),
+    readFileSync: (path) => fs.readFileSync(path),
+    existsSync: (path) => fs.existsSync(path),
+    fstatSync: (fd) => fs.fstatSync(fd),
+    readdirSync: (path) => fs.readdirSync(path),
+    writeFileSync: (path, data, options) => fs.writeFileSync(path, data, options),
+    renameSync: (from, to) => fs.renameSync(from, to),
+    mkdirSync: (path, options) => fs.mkdirSync(path, options),
+    chmodSync: (path, mode) => fs.chmodSync(path, mode),
+    unlinkSync: (path) => fs.unlinkSync(path),
+    appendFileSync: (path, data) => fs.appendFileSync(path, data),
+  };
 }
 
 /** The errno code of a filesystem error, whatever fs produced it. */

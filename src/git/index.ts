@@ -19,5 +19,5 @@ export {
 } from './object-codec';
 export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
 export { portablePlatform, toHex, fromHex, type ByteText, type GitPlatform, type SyncPlatform } from './platform';
-export { hasSyncApi, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
+export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

@@ -5,7 +5,7 @@
  */
 import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
-import { errnoCode, joinPath, pathExists, type GitFs } from './fs';
+import { errnoCode, joinPath, pathExists, withSyncPromises, type GitFs } from './fs';
 import { WeightedLru } from './lru';
 import { encodeTree, parseCommit, parseTag, parseTree, serializeCommit, type Commit, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
@@ -47,8 +47,10 @@ export class Repository {
   }
 
   static async open(options: OpenRepositoryOptions): Promise<Repository> {
-    const { fs } = options;
     const platform = options.platform ?? portablePlatform;
+    // Where the platform reads synchronously (Node), small file operations do too. Without it
+    // (a browser, or tests standing in for one) the fs is used as given.
+    const fs = platform.sync ? withSyncPromises(options.fs) : options.fs;
     const found = options.gitdir !== undefined ? { gitdir: options.gitdir, workdir: null as string | null } : await discover(fs, options.dir ?? '.');
     const commonDir = await readCommonDir(fs, found.gitdir);
     const config = new RepoConfig(fs, commonDir);

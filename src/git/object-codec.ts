@@ -159,16 +159,12 @@ for (let a = 0; a < 16; a++) {
   for (let b = 0; b < 16; b++) HEX_PAIR[('0123456789abcdef'.charCodeAt(a) << 7) | '0123456789abcdef'.charCodeAt(b)] = (a << 4) | b;
 }
 
-/** Writes a 40-hex oid as 20 bytes at `offset`; false (bytes undefined) when it is not lowercase hex. */
+const OID_HEX = /^[0-9a-f]{40}$/;
+
+/** Writes a 40-hex oid as 20 bytes at `offset`; false (nothing written) when it is not lowercase hex. */
 function writeOid(oid: string, out: Uint8Array, offset: number): boolean {
-  if (oid.length !== 40) return false;
-  for (let k = 0; k < 40; k += 2) {
-    const c1 = oid.charCodeAt(k);
-    const c2 = oid.charCodeAt(k + 1);
-    const value = HEX_PAIR[((c1 & 0x7f) << 7) | (c2 & 0x7f)]!;
-    if (value < 0 || (c1 | c2) > 0x7f) return false;
-    out[offset++] = value;
-  }
+  if (!OID_HEX.test(oid)) return false;
+  for (let k = 0; k < 40; k += 2) out[offset++] = HEX_PAIR[(oid.charCodeAt(k) << 7) | oid.charCodeAt(k + 1)]!;
   return true;
 }
 
@@ -207,6 +203,9 @@ function compareNames(a: Uint8Array, aDir: boolean, b: Uint8Array, bDir: boolean
   if (ac !== bc) return ac - bc;
   return a.length - b.length;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** `a` before `b` in git's order, for names without surrogates (compared as UTF-16, equal to UTF-8 order). */
 function sortsBefore(a: TreeEntry, b: TreeEntry): boolean {
@@ -253,13 +252,9 @@ export function encodeTree(entries: readonly TreeEntry[]): EncodedTree {
     seen.add(entry.name);
     const name = entry.name;
     let bytes: Uint8Array | null = null;
-    for (let k = 0; k < name.length; k++) {
-      const c = name.charCodeAt(k);
-      if (c > 0x7f) {
-        bytes = encoder.encode(name);
-        surrogates ||= /[\ud800-\udfff]/.test(name);
-        break;
-      }
+    if (NON_ASCII.test(name)) {
+      bytes = encoder.encode(name);
+      surrogates ||= SURROGATE.test(name);
     }
     utf8[i] = bytes;
     if (i > 0 && ordered && !sortsBefore(entries[i - 1]!, entry)) ordered = false;

@@ -105,19 +105,16 @@ export type NameProblem = 'empty' | 'has-slash' | 'has-nul' | 'dot' | 'dotdot' |
 /** Why git's fsck would reject this tree entry name, or null when it is fine. */
 export function treeNameProblem(name: string): NameProblem | null {
   if (name.length === 0) return 'empty';
-  // One pass over the name; only names with a "g" or a non-ASCII char can be a .git spelling.
-  let suspicious = false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c === 0x2f) return 'has-slash';
-    if (c === 0) return 'has-nul';
-    if (c === 0x67 || c === 0x47 || c > 0x7f) suspicious = true;
-  }
+  if (name.includes('/')) return 'has-slash';
+  if (name.includes('\0')) return 'has-nul';
   if (name === '.') return 'dot';
   if (name === '..') return 'dotdot';
-  if (suspicious && isDotGitName(name)) return 'dotgit';
+  if (MAYBE_DOT_GIT.test(name) && isDotGitName(name)) return 'dotgit';
   return null;
 }
+
+/** Every spelling of .git has a "g" or a non-ASCII char: most names need no further look. */
+const MAYBE_DOT_GIT = /[gG\u0080-\uffff]/;
 
 export const TREE_MODES = ['100644', '100755', '120000', '040000', '160000'] as const;
 export type TreeMode = (typeof TREE_MODES)[number];

@@ -30,7 +30,12 @@ const FIRST_READ = 4096;
  */
 export const PACK_WINDOW_BYTES = 16 * 1024;
 const WINDOW = PACK_WINDOW_BYTES;
-const WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * 256 windows, 4 MiB. An evicted window's buffer is reused for the next: a turn touching 1,000
+ * files reads thousands of windows, and fresh buffers would pile up as garbage outside the heap
+ * (peak RSS) until a collection.
+ */
+const MAX_WINDOWS = 256;
 /** A first look that the window would cut shorter than this reads on its own instead. */
 const MIN_HEADER = 64;
 
@@ -44,7 +49,8 @@ export function createDeltaBaseCache(maxBytes = 32 * 1024 * 1024): DeltaBaseCach
 export class PackReader {
   private fd: number | null = null;
   private packSize = -1;
-  private readonly windows = new WeightedLru<number, Uint8Array>(WINDOW_CACHE_BYTES, (w) => w.length);
+  /** Window number -> its bytes, least recently used first. */
+  private readonly windows = new Map<number, Uint8Array>();
 
   constructor(
     readonly index: PackIndex,
@@ -54,6 +60,7 @@ export class PackReader {
     private readonly baseCache: DeltaBaseCache,
     /** Resolves a REF_DELTA base that lives in another pack or loose (thin packs never land on disk, but be safe). */
     private readonly readExternal: (oid: string) => RawObject | null,
+    private readonly maxWindows = MAX_WINDOWS,
   ) {}
 
   /** The object at a position of the index. */
@@ -97,23 +104,38 @@ export class PackReader {
 
   private window(n: number): Uint8Array {
     let bytes = this.windows.get(n);
-    if (bytes === undefined) {
-      bytes = this.readDirect(n * WINDOW, Math.min(WINDOW, this.dataEnd() - n * WINDOW));
+    if (bytes !== undefined) {
+      this.windows.delete(n);
       this.windows.set(n, bytes);
+      return bytes;
     }
+    let buffer: Uint8Array | undefined;
+    if (this.windows.size >= this.maxWindows) {
+      const [oldest, old] = this.windows.entries().next().value as [number, Uint8Array];
+      this.windows.delete(oldest);
+      // Safe to overwrite: no caller keeps a view of a window across another read (see readOffset).
+      if (old.length === WINDOW) buffer = old;
+    }
+    const length = Math.min(WINDOW, this.dataEnd() - n * WINDOW);
+    bytes = this.readInto(buffer ?? new Uint8Array(WINDOW), n * WINDOW, length);
+    this.windows.set(n, bytes);
     return bytes;
   }
 
   private readDirect(position: number, n: number): Uint8Array {
+    return this.readInto(new Uint8Array(n), position, n);
+  }
+
+  /** Reads `n` bytes at `position` into the start of `buffer`; the bytes read, as a view. */
+  private readInto(buffer: Uint8Array, position: number, n: number): Uint8Array {
     const fd = this.handle();
-    const buffer = new Uint8Array(n);
     let done = 0;
     while (done < n) {
       const got = this.fs.readSync(fd, buffer, done, n - done, position + done);
       if (got === 0) break;
       done += got;
     }
-    return done === n ? buffer : buffer.subarray(0, done);
+    return done === buffer.length ? buffer : buffer.subarray(0, done);
   }
 
   private readOffset(offset: number, depth: number): RawObject {
@@ -142,14 +164,15 @@ export class PackReader {
         byte = head[i++]!;
         back = (back + 1) * 128 + (byte & 0x7f);
       }
-      const base = this.readOffset(offset - back, depth + 1);
+      // The delta before its base: reading the base may reuse the window `head` views.
       const delta = this.inflateAt(offset + i, size, head.subarray(i));
+      const base = this.readOffset(offset - back, depth + 1);
       result = { type: base.type, content: applyDelta(base.content, delta) };
     } else if (typeCode === REF_DELTA) {
       const baseOid = Array.from(head.subarray(i, i + 20), (b) => b.toString(16).padStart(2, '0')).join('');
       i += 20;
-      const base = this.readByOid(baseOid, depth + 1);
       const delta = this.inflateAt(offset + i, size, head.subarray(i));
+      const base = this.readByOid(baseOid, depth + 1);
       result = { type: base.type, content: applyDelta(base.content, delta) };
     } else {
       const type = TYPES[typeCode];

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ForgeError } from '../../src/errors';
 import { portablePlatform, Repository, type GitFs, type GitPlatform } from '../../src/git';
-import { PACK_WINDOW_BYTES } from '../../src/git/pack-reader';
+import { createDeltaBaseCache, PACK_WINDOW_BYTES, PackReader } from '../../src/git/pack-reader';
+import { PackIndex } from '../../src/git/pack-index';
 import { nodePlatform } from '../../src/git/node/platform';
 import { git } from '../helpers/git-cli';
 import { makeRepo, type RepoHandle } from '../helpers/repos';
@@ -172,20 +173,7 @@ describe('pack reader', () => {
   });
 
   it('reads objects that straddle the boundaries of the windows it reads the pack in', async () => {
-    // Incompressible blobs of many sizes, from a few bytes to more than a window.
-    const files: Record<string, Buffer> = {};
-    let seed = 7;
-    // mulberry32: deterministic, and incompressible enough that the pack holds the bytes as they are.
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return (t ^ (t >>> 14)) >>> 0;
-    };
-    for (let i = 0; i < 120; i++) {
-      const size = i % 10 === 0 ? PACK_WINDOW_BYTES + 1000 + i * 37 : 50 + ((i * 7717) % 9000);
-      files[`blobs/b${i}.bin`] = Buffer.from(Array.from({ length: size }, () => random() & 0xff));
-    }
+    const files = randomBlobs(120);
     const r = makeRepo({ files });
     repack(r);
     const offsets = packObjectOffsets(r.gitdir);
@@ -196,6 +184,33 @@ describe('pack reader', () => {
     const objects = allObjects(r.gitdir);
     for (const { oid } of straddling) expect(Buffer.compare(Buffer.from((await repo.objects.read(oid)).content), objects.get(oid)!.content), oid).toBe(0);
     expect(await expectEngineReadsEverything(r, nodePlatform)).toBe(objects.size);
+  });
+
+  it('reads every object right when its window buffers are reused (a cache of ONE window), deltas and bases included', () => {
+    const r = historyRepo(30);
+    for (const [path, bytes] of Object.entries(randomBlobs(40))) {
+      nodeFs.mkdirSync(join(r.dir, 'blobs'), { recursive: true });
+      nodeFs.writeFileSync(join(r.dir, path), bytes);
+    }
+    git(r.dir, ['add', 'blobs']);
+    git(r.dir, ['commit', '-q', '-m', 'incompressible blobs']);
+    repack(r);
+    expect(packObjectTypes(r.gitdir).filter((t) => t.type === 6).length).toBeGreaterThan(40);
+    const packDir = join(r.gitdir, 'objects', 'pack');
+    const idx = nodeFs.readdirSync(packDir).find((n) => n.endsWith('.idx'))!;
+    const index = new PackIndex(nodeFs.readFileSync(join(packDir, idx)), idx);
+    const packPath = join(packDir, idx.replace(/\.idx$/, '.pack'));
+    expect(nodeFs.statSync(packPath).size).toBeGreaterThan(8 * PACK_WINDOW_BYTES);
+    const objects = allObjects(r.gitdir);
+    // No delta-base cache either: every base is read from the pack again, through the windows.
+    const reader = new PackReader(index, packPath, nodeFs as never, nodePlatform.sync!, createDeltaBaseCache(0), () => null, 1);
+    for (let round = 0; round < 2; round++) {
+      for (let position = 0; position < index.count; position++) {
+        const oid = index.oidAt(position);
+        expect(Buffer.compare(Buffer.from(reader.readAt(position).content), objects.get(oid)!.content), oid).toBe(0);
+      }
+    }
+    reader.close();
   });
 
   it('reports a packed object whose compressed bytes are damaged as OBJECT_CORRUPT, never as other bytes', async () => {
@@ -217,6 +232,24 @@ describe('pack reader', () => {
     expect(Buffer.from(await repo.readBlob(git(r.dir, ['rev-parse', 'HEAD:b.txt']).stdout.trim())).toString()).toBe('other\n');
   });
 });
+
+/** Incompressible blobs of many sizes, from a few bytes to more than a pack window (deterministic). */
+function randomBlobs(count: number): Record<string, Buffer> {
+  const files: Record<string, Buffer> = {};
+  let seed = 7;
+  // mulberry32: deterministic, and incompressible enough that the pack holds the bytes as they are.
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  for (let i = 0; i < count; i++) {
+    const size = i % 10 === 0 ? PACK_WINDOW_BYTES + 1000 + i * 37 : 50 + ((i * 7717) % 9000);
+    files[`blobs/b${i}.bin`] = Buffer.from(Array.from({ length: size }, () => random() & 0xff));
+  }
+  return files;
+}
 
 /** Where each packed object's bytes start and end in its pack (by the offsets git's index lists). */
 function packObjectOffsets(gitdir: string): Array<{ oid: string; start: number; end: number }> {

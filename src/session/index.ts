@@ -6,3 +6,4 @@ export { turnCommitMessage, parseTrailers, summarizeLine, subjectOf } from './co
 export { encodeState, decodeState } from './state-codec';
 export { readStateAt, sessionIdOf } from './state-io';
 export { filePatches, type FilePatch, type FileChangeRef } from './file-patches';
+export { savepoint, type MapSavepoint } from './tracked-map';

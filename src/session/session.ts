@@ -42,6 +42,11 @@ export class Session {
 
   constructor(
     private readonly ctx: SessionContext,
+    /**
+     * The live state, which tools update in place. Its `readHashes` and `clipboards` sit behind
+     * proxies that note changed keys for the journal (see state-delta.ts): copy it with JSON or
+     * spreads, as structuredClone refuses proxies.
+     */
     readonly state: SessionState,
     readonly vfs: WorkInProgressVfs,
     private headOid: string,

@@ -4,6 +4,7 @@
  * of n tool calls journals O(n) bytes instead of n snapshots of a growing state. Pure.
  */
 import type { SessionState } from './state';
+import { takeChangedKeys, trackKeys } from './tracked-map';
 
 type MapField = 'readHashes' | 'clipboards';
 type ReplacedField = 'mode' | 'activeFiles' | 'undo' | 'updatedAt' | 'model';
@@ -34,11 +35,19 @@ export class StateDeltaTracker {
   reset(state: SessionState): void {
     this.messages = state.messages.length;
     this.toolCalls = state.toolCalls.length;
-    for (const field of MAP_FIELDS) this.maps[field] = { ...state[field] };
+    for (const field of MAP_FIELDS) {
+      this.maps[field] = { ...state[field] };
+      // Changes made before this point are in the state being reset to.
+      takeChangedKeys(state[field]);
+    }
     for (const field of REPLACED_FIELDS) this.replaced.set(field, JSON.stringify(state[field] ?? null));
   }
 
-  /** The delta from what was journaled to `state`, or null when nothing changed; marks it journaled. */
+  /**
+   * The delta from what was journaled to `state`, or null when nothing changed; marks it
+   * journaled. Puts `state`'s maps behind key-tracking proxies (same contents): the next delta
+   * then looks at the keys that changed only.
+   */
   take(state: SessionState): StateDelta | null {
     const delta: StateDelta = {};
     if (state.messages.length > this.messages) delta.messages = state.messages.slice(this.messages);
@@ -46,10 +55,15 @@ export class StateDeltaTracker {
     for (const field of MAP_FIELDS) {
       const before = this.maps[field];
       const now = state[field];
-      for (const key in now) {
-        if (before[key] !== now[key]) ((delta.set ??= {})[field] ??= {})[key] = now[key]!;
+      const changed = takeChangedKeys(now);
+      // A tracked map: only its changed keys. A map replaced by another object: every key, once.
+      for (const key of changed ?? Object.keys(now)) {
+        if (key in now && before[key] !== now[key]) ((delta.set ??= {})[field] ??= {})[key] = now[key]!;
       }
-      for (const key in before) if (!(key in now)) ((delta.unset ??= {})[field] ??= []).push(key);
+      for (const key of changed ?? Object.keys(before)) if (key in before && !(key in now)) ((delta.unset ??= {})[field] ??= []).push(key);
+      // The live state's maps are tracked from their first delta on (not the state reset to,
+      // which may be a committed state a caller clones).
+      if (changed === null) state[field] = trackKeys(now);
     }
     for (const field of REPLACED_FIELDS) {
       const json = JSON.stringify(state[field] ?? null);

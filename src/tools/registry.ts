@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ForgeError, toForgeError, type ErrorCode } from '../errors';
+import { savepoint, type MapSavepoint } from '../session';
 import { resolveApproval, type ApprovalOutcome } from './approval';
 import type { ToolContext, ToolState } from './context';
 import type { AnyToolDefinition } from './define';
@@ -55,14 +56,24 @@ function deniedMessage(tool: string, outcome: Exclude<ApprovalOutcome, { allowed
   return `${what} Nothing was changed. Do not repeat the same call; continue without it or ask the user how to proceed.`;
 }
 
-function snapshotState(state: ToolState): ToolState {
-  return structuredClone({ mode: state.mode, readHashes: state.readHashes, clipboards: state.clipboards, activeFiles: state.activeFiles, undo: state.undo });
+/** What a failed call restores: the maps through savepoints (cost: the keys the call changed). */
+interface SavedState {
+  mode: ToolState['mode'];
+  activeFiles: ToolState['activeFiles'];
+  undo: ToolState['undo'];
+  readHashes: MapSavepoint;
+  clipboards: MapSavepoint;
 }
 
-function restoreState(state: ToolState, saved: ToolState): void {
+function saveState(state: ToolState): SavedState {
+  // The lists are replaced, not edited, by the tools; the undo entry is cloned whole.
+  return { mode: state.mode, activeFiles: [...state.activeFiles], undo: structuredClone(state.undo), readHashes: savepoint(state.readHashes), clipboards: savepoint(state.clipboards) };
+}
+
+function restoreState(state: ToolState, saved: SavedState): void {
   state.mode = saved.mode;
-  state.readHashes = saved.readHashes;
-  state.clipboards = saved.clipboards;
+  state.readHashes = saved.readHashes.restore();
+  state.clipboards = saved.clipboards.restore();
   state.activeFiles = saved.activeFiles;
   state.undo = saved.undo;
 }
@@ -132,10 +143,13 @@ export class ToolRegistry {
 
   private async run(tool: AnyToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolResult> {
     const recorder = new RecordingVfs(ctx.vfs);
-    const saved = snapshotState(ctx.state);
+    const saved = saveState(ctx.state);
     try {
       const output: unknown = await tool.handler(input, { ...ctx, vfs: recorder });
-      return { tool: tool.name, ok: true, output, changes: await recorder.changes(ctx.hashContent) };
+      const result: ToolResult = { tool: tool.name, ok: true, output, changes: await recorder.changes(ctx.hashContent) };
+      saved.readHashes.release();
+      saved.clipboards.release();
+      return result;
     } catch (error) {
       restoreState(ctx.state, saved);
       try {

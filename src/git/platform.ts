@@ -18,6 +18,8 @@ export interface SyncPlatform {
 /** Whole-buffer string decoding, where the platform has it natively (Node's Buffer). */
 export interface ByteText {
   hex(bytes: Uint8Array): string;
+  /** Lowercase hex to bytes; stops at the first character that is not hex, as Buffer does. */
+  hexToBytes(hex: string): Uint8Array;
   /** One char per byte. */
   latin1(bytes: Uint8Array): string;
 }

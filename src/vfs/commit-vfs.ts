@@ -96,7 +96,7 @@ export class CommitVfs implements Vfs {
 
   private listAll(): Promise<VfsEntry[]> {
     this.allFiles ??= (async () => {
-      const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
+      const cache = new PathMapCache(this.repo.fs, this.repo.commonDir, this.repo.platform.text);
       const cached = await cache.load(this.rootTree);
       if (cached !== null) return cached;
       const out: VfsEntry[] = [];

@@ -33,6 +33,7 @@ export const nodePlatform: GitPlatform = {
   sync,
   text: {
     hex: (bytes) => asBuffer(bytes).toString('hex'),
+    hexToBytes: (hex) => Buffer.from(hex, 'hex'),
     latin1: (bytes) => asBuffer(bytes).toString('latin1'),
   },
 };

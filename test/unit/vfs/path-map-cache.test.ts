@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nodePlatform } from '../../../src/git/node/platform';
 import { SessionStore } from '../../../src/session';
 import { CommitVfs } from '../../../src/vfs';
 import { PathMapCache } from '../../../src/vfs/path-map-cache';
@@ -27,21 +28,40 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
     expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('a')).toEqual([first.find((e) => e.path === 'a/b.c')]);
   });
 
-  it('ignores a stored listing that is truncated or names another tree, and rebuilds it', async () => {
+  it('ignores a stored listing that is truncated, damaged, of an older format or names another tree, and rebuilds it', async () => {
     const repo = await backend.make({ files: FILES });
     const r = await repo.open();
     const view = await CommitVfs.open(r, 'main');
     const expected = await view.walk('');
     const file = `${r.commonDir}/forge/cache/paths/${view.rootTree}`;
-    const text = new TextDecoder().decode(await repo.fs.promises.readFile(file));
-    await repo.fs.promises.writeFile(file, text.split('\n').slice(0, 4).join('\n') + '\n');
-    expect(await new PathMapCache(repo.fs, r.commonDir).load(view.rootTree)).toBeNull();
-    expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('')).toEqual(expected);
-    await repo.fs.promises.writeFile(file, text.replace(view.rootTree, 'f'.repeat(40)));
-    expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('')).toEqual(expected);
-    // Rebuilt: valid again.
-    expect(await new PathMapCache(repo.fs, r.commonDir).load(view.rootTree)).toEqual(expected);
+    const stored = Buffer.from(await repo.fs.promises.readFile(file));
+    expect(stored.subarray(0, 14).toString()).toBe('forge-paths 2 ');
+    const pathsAt = stored.length - Buffer.byteLength(expected.map((e) => e.path).join('\0'));
+    const damaged = [
+      stored.subarray(0, stored.length - 3),
+      Buffer.from(stored.toString('latin1').replace(view.rootTree, 'f'.repeat(40)), 'latin1'),
+      Buffer.concat([stored.subarray(0, pathsAt), Buffer.from([0xff, 0xfe]), stored.subarray(pathsAt + 2)]),
+      Buffer.from(stored.toString('latin1').replace('forge-paths 2', 'forge-paths 1'), 'latin1'),
+      // An unknown mode code.
+      Buffer.concat([stored.subarray(0, stored.indexOf(0x0a) + 1), Buffer.from([9]), stored.subarray(stored.indexOf(0x0a) + 2)]),
+    ];
+    for (const bytes of damaged) {
+      await repo.fs.promises.writeFile(file, bytes);
+      expect(await new PathMapCache(repo.fs, r.commonDir).load(view.rootTree)).toBeNull();
+      expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('')).toEqual(expected);
+      // Rebuilt: valid again.
+      expect(await new PathMapCache(repo.fs, r.commonDir).load(view.rootTree)).toEqual(expected);
+    }
     if (repo.onDisk) repo.fsck();
+  });
+
+  it('reads the same listing with and without native hex decoding', async () => {
+    const repo = await backend.make({ files: FILES });
+    const r = await repo.open();
+    const view = await CommitVfs.open(r, 'main');
+    const expected = await view.walk('');
+    expect(await new PathMapCache(repo.fs, r.commonDir, nodePlatform.text).load(view.rootTree)).toEqual(expected);
+    expect(await new PathMapCache(repo.fs, r.commonDir).load(view.rootTree)).toEqual(expected);
   });
 
   it('a listing of another commit is its own entry (a tree never changes, so nothing goes stale)', async () => {

@@ -27,7 +27,10 @@ export class Repository {
   readonly objects: ObjectStore;
   readonly refs: RefStore;
   readonly config: RepoConfig;
-  private readonly trees = new WeightedLru<string, readonly TreeEntry[]>(64 * 1024 * 1024, (t) => 64 + t.length * 96);
+  // Per entry: its object and strings (~96 bytes), plus its share of the tree's whole hex and
+  // latin1 strings that the entries' oids and names are slices of (~3 bytes per tree byte, ~40
+  // bytes per entry), so that the budget is what the cache really holds.
+  private readonly trees = new WeightedLru<string, readonly TreeEntry[]>(64 * 1024 * 1024, (t) => 64 + t.length * 216);
   private readonly blobs = new WeightedLru<string, Uint8Array>(16 * 1024 * 1024, (b) => 64 + b.length);
 
   private constructor(

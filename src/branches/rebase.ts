@@ -106,7 +106,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
     if (commits.length === 0) {
       // The session's commits are all in the new base already: one commit recording the move.
       const state = { ...(await stateAt(repo, head, statePath)), base: newBase } as SessionState;
-      const tree = await buildTree(repo, parentTree, [[statePath, { oid: await repo.writeBlob(encodeState(state)), mode: '100644' }]]);
+      const tree = await buildTree(repo, parentTree, [[statePath, { oid: await repo.writeBlob(encodeState(state), { keep: false }), mode: '100644' }]]);
       const message = turnCommitMessage({ sessionId: id, turn: state.turn, message: `Rebase forge session ${id} onto ${ontoName}\n\nOnto: ${onto}`, changedPaths: [] });
       parent = await repo.writeCommit({ tree, parents: [onto], author: committer, committer, message });
       parentTree = tree;
@@ -129,7 +129,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
       const state = await stateEntry(repo, commit.tree, statePath);
       if (state !== null) {
         const rewritten = { ...decodeState(await repo.readBlob(state.oid), `${statePath} at ${oid.slice(0, 12)}`), base: newBase };
-        root = await withFile(repo, root, statePath.split('/'), { mode: '100644', oid: await repo.writeBlob(encodeState(rewritten)) });
+        root = await withFile(repo, root, statePath.split('/'), { mode: '100644', oid: await repo.writeBlob(encodeState(rewritten), { keep: false }) });
       }
       const tree = await writeMergedTree(repo, root);
       parent = await repo.writeCommit({ tree, parents: [parent], author: commit.author, committer, message: commit.message, ...(commit.extraHeaders ? { extraHeaders: commit.extraHeaders.filter(([key]) => key !== 'gpgsig') } : {}) });

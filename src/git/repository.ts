@@ -93,10 +93,14 @@ export class Repository {
     return content;
   }
 
-  async writeBlob(content: Uint8Array): Promise<string> {
+  /**
+   * Writes a blob. A tool reads back what it wrote (hash, size), so the bytes are kept at hand,
+   * unless `keep` is false: for what is written and not read again (a session's state file,
+   * megabytes in a long session, would push useful blobs out of the cache).
+   */
+  async writeBlob(content: Uint8Array, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
-    // A tool reads back what it wrote (hash, size): keep it at hand.
-    this.blobs.set(oid, content);
+    if (options.keep !== false) this.blobs.set(oid, content);
     return oid;
   }
 

@@ -117,7 +117,7 @@ export class Session {
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
     const nextState: SessionState = { ...this.state, turn, updatedAt: now.toISOString() };
-    const stateOid = await repo.writeBlob(encodeState(nextState));
+    const stateOid = await repo.writeBlob(encodeState(nextState), { keep: false });
     const treeChanges: Array<[string, FileChange]> = [...this.vfs.pendingSet.entries()];
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
     const tree = await buildTree(repo, this.vfs.baseView.rootTree, treeChanges);

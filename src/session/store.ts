@@ -189,7 +189,7 @@ export class SessionStore {
   }
 
   private async startBranch(state: SessionState, parent: string, subject: string, author?: Partial<Signature>): Promise<Session> {
-    const stateOid = await this.repo.writeBlob(encodeState(state));
+    const stateOid = await this.repo.writeBlob(encodeState(state), { keep: false });
     const parentCommit = await this.repo.readCommit(parent);
     const tree = await buildTree(this.repo, parentCommit.tree, [[sessionStatePath(state.id), { oid: stateOid, mode: '100644' }]]);
     const now = this.ctx.now();

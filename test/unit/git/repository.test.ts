@@ -19,6 +19,19 @@ async function setConfig(r: EngineRepo, extra: string): Promise<void> {
 }
 
 describe.each(MEMFS_BACKENDS)('Repository on $name', (backend) => {
+  describe('writeBlob', () => {
+    it('writes the blob whether or not its bytes are kept at hand, and a fresh Repository reads both back', async () => {
+      const r = await backend.make({ files: { f: '0' } });
+      const repo = await r.open();
+      const kept = await repo.writeBlob(bytes('kept\n'));
+      const notKept = await repo.writeBlob(bytes('written, not kept\n'), { keep: false });
+      expect(text(await repo.readBlob(notKept))).toBe('written, not kept\n');
+      const fresh = await r.open();
+      expect(text(await fresh.readBlob(kept))).toBe('kept\n');
+      expect(text(await fresh.readBlob(notKept))).toBe('written, not kept\n');
+    });
+  });
+
   describe('open', () => {
     it('discovers the git directory from a subdirectory of the working tree', async () => {
       const r = await backend.make({ files: { 'src/deep/x.ts': 'x' } });

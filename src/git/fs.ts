@@ -61,22 +61,25 @@ export interface GitFs extends Partial<FsSync> {
   promises: FsPromises;
 }
 
+/** The calls of FsSync, by name: what the fast paths need, and what withSyncPromises passes on. */
+const SYNC_CALLS = [
+  'openSync',
+  'readSync',
+  'closeSync',
+  'readFileSync',
+  'existsSync',
+  'fstatSync',
+  'readdirSync',
+  'writeFileSync',
+  'renameSync',
+  'mkdirSync',
+  'chmodSync',
+  'unlinkSync',
+  'appendFileSync',
+] as const satisfies ReadonlyArray<keyof FsSync>;
+
 export function hasSyncApi(fs: GitFs): fs is GitFs & FsSync {
-  return (
-    typeof fs.openSync === 'function' &&
-    typeof fs.readSync === 'function' &&
-    typeof fs.closeSync === 'function' &&
-    typeof fs.readFileSync === 'function' &&
-    typeof fs.existsSync === 'function' &&
-    typeof fs.fstatSync === 'function' &&
-    typeof fs.readdirSync === 'function' &&
-    typeof fs.writeFileSync === 'function' &&
-    typeof fs.renameSync === 'function' &&
-    typeof fs.mkdirSync === 'function' &&
-    typeof fs.chmodSync === 'function' &&
-    typeof fs.unlinkSync === 'function' &&
-    typeof fs.appendFileSync === 'function'
-  );
+  return SYNC_CALLS.every((name) => typeof fs[name] === 'function');
 }
 
 // ignoreBOM keeps a BOM in the text, as node's readFile(path, 'utf8') does.
@@ -113,22 +116,9 @@ export function withSyncPromises(fs: GitFs): GitFs {
     readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p.readlink(path),
     symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p.symlink(target, path),
   };
-  return {
-    promises,
-    openSync: (path, flags, mode) => fs.openSync(path, flags, mode),
-    readSync: (fd, buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
-    closeSync: (fd) => fs.closeSync(fd),
-    readFileSync: (path) => fs.readFileSync(path),
-    existsSync: (path) => fs.existsSync(path),
-    fstatSync: (fd) => fs.fstatSync(fd),
-    readdirSync: (path) => fs.readdirSync(path),
-    writeFileSync: (path, data, options) => fs.writeFileSync(path, data, options),
-    renameSync: (from, to) => fs.renameSync(from, to),
-    mkdirSync: (path, options) => fs.mkdirSync(path, options),
-    chmodSync: (path, mode) => fs.chmodSync(path, mode),
-    unlinkSync: (path) => fs.unlinkSync(path),
-    appendFileSync: (path, data) => fs.appendFileSync(path, data),
-  };
+  // Bound: memfs's calls are methods of its volume.
+  const calls = Object.fromEntries(SYNC_CALLS.map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)])) as unknown as FsSync;
+  return { ...calls, promises };
 }
 
 /** The errno code of a filesystem error, whatever fs produced it. */

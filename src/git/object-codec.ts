@@ -3,7 +3,7 @@
  * Pure (no I/O, no hashing): the object store adds sha1 and zlib around it.
  */
 import { ForgeError } from '../errors';
-import type { ByteText } from './platform';
+import { toHex, type ByteText } from './platform';
 import { isTreeMode, symlinkNameProblem, treeNameProblem, type TreeMode } from './tree-names';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -74,8 +74,6 @@ function corrupt(oid: string, detail: string): ForgeError {
   return new ForgeError('OBJECT_CORRUPT', `Object ${oid} is corrupt: ${detail}.`, { data: { oid } });
 }
 
-const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /** A name's UTF-8, strictly; latin1 (one char per byte) is the same string when all bytes are ASCII. */
 function decodeName(content: Uint8Array, start: number, end: number, oid: string, latin1: string | undefined): string {
   let ascii = true;
@@ -97,12 +95,6 @@ function asciiString(content: Uint8Array, start: number, end: number): string {
   let out = '';
   for (let k = start; k < end; k++) out += String.fromCharCode(content[k]!);
   return out;
-}
-
-function hexString(content: Uint8Array, start: number): string {
-  let hex = '';
-  for (let k = start; k < start + 20; k++) hex += BYTE_HEX[content[k]!]!;
-  return hex;
 }
 
 /** The mode as the engine spells it (git writes trees as "40000"), as a constant string: compared often. */
@@ -141,7 +133,7 @@ export function parseTree(content: Uint8Array, oid = '?', text?: ByteText): Tree
     const mode = storedMode(written);
     if (mode === null) throw corrupt(oid, `unknown mode ${written}`);
     const name = decodeName(content, space + 1, nul, oid, latin1);
-    entries.push({ mode, name, oid: hex !== undefined ? hex.slice(2 * nul + 2, 2 * nul + 42) : hexString(content, nul + 1) });
+    entries.push({ mode, name, oid: hex !== undefined ? hex.slice(2 * nul + 2, 2 * nul + 42) : toHex(content.subarray(nul + 1, nul + 21)) });
     i = nul + 21;
   }
   return entries;

@@ -109,12 +109,9 @@ export function treeNameProblem(name: string): NameProblem | null {
   if (name.includes('\0')) return 'has-nul';
   if (name === '.') return 'dot';
   if (name === '..') return 'dotdot';
-  if (MAYBE_DOT_GIT.test(name) && isDotGitName(name)) return 'dotgit';
+  if (isDotGitName(name)) return 'dotgit';
   return null;
 }
-
-/** Every spelling of .git has a "g" or a non-ASCII char: most names need no further look. */
-const MAYBE_DOT_GIT = /[gG\u0080-\uffff]/;
 
 export const TREE_MODES = ['100644', '100755', '120000', '040000', '160000'] as const;
 export type TreeMode = (typeof TREE_MODES)[number];

@@ -70,8 +70,13 @@ export function isObjectType(type: string): type is ObjectType {
   return type === 'blob' || type === 'tree' || type === 'commit' || type === 'tag';
 }
 
-function corrupt(oid: string, detail: string): ForgeError {
+export function corrupt(oid: string, detail: string): ForgeError {
   return new ForgeError('OBJECT_CORRUPT', `Object ${oid} is corrupt: ${detail}.`, { data: { oid } });
+}
+
+/** A tree entry name that is not UTF-8: git allows it, the engine's string paths cannot hold it. */
+export function nameNotUtf8(oid: string): ForgeError {
+  return new ForgeError('TREE_ENTRY_INVALID', `Tree ${oid} has an entry whose name is not UTF-8; the engine cannot represent it.`, { data: { oid } });
 }
 
 /** A name's UTF-8, strictly; latin1 (one char per byte) is the same string when all bytes are ASCII. */
@@ -87,7 +92,7 @@ function decodeName(content: Uint8Array, start: number, end: number, oid: string
   try {
     return strictDecoder.decode(content.subarray(start, end));
   } catch {
-    throw new ForgeError('TREE_ENTRY_INVALID', `Tree ${oid} has an entry whose name is not UTF-8; the engine cannot represent it.`, { data: { oid } });
+    throw nameNotUtf8(oid);
   }
 }
 

@@ -11,6 +11,7 @@ import { encodeTree, parseCommit, parseTag, parseTree, serializeCommit, type Com
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
+import { listTreeFiles, type TreeFiles } from './tree-files';
 
 export interface OpenRepositoryOptions {
   fs: GitFs;
@@ -78,6 +79,11 @@ export class Repository {
     const entries = parseTree(await this.objects.readTyped(oid, 'tree'), oid, this.platform.text);
     this.trees.set(oid, entries);
     return entries;
+  }
+
+  /** Every file below a tree, flattened from the trees' bytes (see tree-files.ts); not cached. */
+  listFiles(tree: string, prefix = ''): Promise<TreeFiles> {
+    return listTreeFiles(tree, (oid) => this.objects.readTypedNow(oid, 'tree'), prefix, this.platform.text?.hex);
   }
 
   /**

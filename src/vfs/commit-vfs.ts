@@ -6,6 +6,7 @@
 import { ForgeError } from '../errors';
 import type { Repository, TreeEntry } from '../git';
 import { entryType } from './entry-type';
+import { fileEntries } from './file-entries';
 import { PathMapCache } from './path-map-cache';
 import { comparePaths, isUnder, nameOf, normalizePath } from './paths';
 import type { EntryMode, Vfs, VfsEntry, VfsStat } from './types';
@@ -88,30 +89,33 @@ export class CommitVfs implements Vfs {
       const all = await this.listAll();
       return p === '' ? all.slice() : all.filter((e) => isUnder(e.path, p));
     }
-    const out: VfsEntry[] = [];
-    // Depth-first in tree order is already git's path order (a directory sorts as "name/").
-    await this.walkTree(entry.oid, p, out);
-    return out;
+    return fileEntries(await this.repo.listFiles(entry.oid, p), this.repo.platform.text?.hex);
   }
 
   private listAll(): Promise<VfsEntry[]> {
-    this.allFiles ??= (async () => {
-      const cache = new PathMapCache(this.repo.fs, this.repo.commonDir, this.repo.platform.text);
-      const cached = await cache.load(this.rootTree);
-      if (cached !== null) return cached;
-      const out: VfsEntry[] = [];
-      await this.walkTree(this.rootTree, '', out);
-      await cache.store(this.rootTree, out);
-      return out;
-    })();
+    this.allFiles ??= this.readAllFiles().catch((error: unknown) => {
+      this.allFiles = null; // a failure (an unreadable tree) is not kept: the next call tries again
+      throw error;
+    });
     return this.allFiles;
   }
 
-  private async walkTree(oid: string, dir: string, out: VfsEntry[]): Promise<void> {
-    for (const entry of await this.repo.readTree(oid)) {
-      if (entry.mode === '040000') await this.walkTree(entry.oid, dir ? `${dir}/${entry.name}` : entry.name, out);
-      else out.push(toVfsEntry(dir, entry));
+  /** From the stored path map, else from every tree (then stored for the next process). */
+  private async readAllFiles(): Promise<VfsEntry[]> {
+    const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
+    const hex = this.repo.platform.text?.hex;
+    const stored = await cache.load(this.rootTree);
+    if (stored !== null) {
+      try {
+        return fileEntries(stored, hex);
+      } catch {
+        // a damaged file: listed again below, and replaced
+      }
     }
+    const files = await this.repo.listFiles(this.rootTree);
+    const entries = fileEntries(files, hex);
+    await cache.store(this.rootTree, files);
+    return entries;
   }
 
   /** A directory's entries by name; null when the path is not a directory of this tree. */

@@ -5,20 +5,18 @@
  * every tree of the repository (2,500 trees for 50,000 files). Like git's cache-tree, it is
  * derived data: missing, unreadable or mismatching files are ignored and rebuilt.
  *
- * Format 2, in columns so that both writing and reading are a few whole-buffer operations (the
- * line-per-file text of format 1 cost ~40 ms to build and ~30 ms to split for 50,000 files):
- * a header line `forge-paths 2 <tree oid> <count> <path bytes>`, then one mode code per file
- * (1 byte), the raw oids (20 bytes each), then the paths in git's order as UTF-8 separated by
- * NUL (the one byte a git path cannot hold).
+ * Format 2 is the TreeFiles columns (git/tree-files.ts) behind a header, so that writing is one
+ * copy and reading a few whole-buffer views (the line-per-file text of format 1 cost ~40 ms to
+ * build and ~30 ms to split for 50,000 files): a header line
+ * `forge-paths 2 <tree oid> <count> <path bytes>`, then one mode code per file (1 byte), the raw
+ * oids (20 bytes each), then the paths in git's order as UTF-8 separated by NUL (the one byte a
+ * git path cannot hold). The content is checked when it is decoded (file-entries.ts).
  */
-import { dirname, errnoCode, fromHex, joinPath, toHex, type ByteText, type GitFs } from '../git';
-import type { EntryMode, VfsEntry } from './types';
-import { entryType } from './entry-type';
+import { dirname, errnoCode, joinPath, type GitFs, type TreeFiles } from '../git';
 
 const KEEP = 16;
-const MODES: readonly EntryMode[] = ['100644', '100755', '120000', '160000'];
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export class PathMapCache {
   private readonly dir: string;
@@ -26,74 +24,30 @@ export class PathMapCache {
   constructor(
     private readonly fs: GitFs,
     commonDir: string,
-    /** Native whole-buffer hex where the platform has it. */
-    private readonly text?: ByteText,
   ) {
     this.dir = joinPath(commonDir, 'forge', 'cache', 'paths');
   }
 
-  async load(tree: string): Promise<VfsEntry[] | null> {
+  /** The stored listing of a tree, as views into the file's bytes; null when missing or damaged. */
+  async load(tree: string): Promise<TreeFiles | null> {
     let bytes: Uint8Array;
     try {
       bytes = await this.fs.promises.readFile(joinPath(this.dir, tree));
     } catch {
       return null;
     }
-    try {
-      return this.parse(tree, bytes);
-    } catch {
-      return null; // not UTF-8: damaged
-    }
-  }
-
-  private parse(tree: string, bytes: Uint8Array): VfsEntry[] | null {
-    const newline = bytes.indexOf(0x0a);
-    if (newline < 0) return null;
-    const header = decoder.decode(bytes.subarray(0, newline)).split(' ');
-    const count = Number(header[3]);
-    const pathBytes = Number(header[4]);
-    const modesAt = newline + 1;
-    const oidsAt = modesAt + count;
-    const pathsAt = oidsAt + count * 20;
-    if (header[0] !== 'forge-paths' || header[1] !== '2' || header[2] !== tree || !Number.isInteger(count) || !Number.isInteger(pathBytes) || pathsAt + pathBytes !== bytes.length) return null;
-    if (count === 0) return [];
-    const oids = this.text ? this.text.hex(bytes.subarray(oidsAt, pathsAt)) : toHex(bytes.subarray(oidsAt, pathsAt));
-    const paths = decoder.decode(bytes.subarray(pathsAt)).split('\0');
-    if (paths.length !== count) return null;
-    const out: VfsEntry[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const mode = MODES[bytes[modesAt + i]!];
-      if (mode === undefined) return null;
-      const path = paths[i]!;
-      out[i] = { name: path.slice(path.lastIndexOf('/') + 1), path, type: entryType(mode), mode, oid: oids.slice(i * 40, i * 40 + 40) };
-    }
-    return out;
+    return parsePathMap(tree, bytes);
   }
 
   /** Best effort: a listing that cannot be written only costs the next cold walk. */
-  async store(tree: string, entries: readonly VfsEntry[]): Promise<void> {
-    const count = entries.length;
-    const modes = new Uint8Array(count);
-    const oids = new Array<string>(count);
-    const paths = new Array<string>(count);
-    for (let i = 0; i < count; i++) {
-      const entry = entries[i]!;
-      const code = MODES.indexOf(entry.mode);
-      if (code < 0) return;
-      modes[i] = code;
-      oids[i] = entry.oid;
-      paths[i] = entry.path;
-    }
-    const allOids = oids.join('');
-    const oidBytes = this.text ? this.text.hexToBytes(allOids) : fromHex(allOids);
-    const pathBytes = encoder.encode(paths.join('\0'));
-    if (oidBytes.length !== count * 20) return;
-    const header = encoder.encode(`forge-paths 2 ${tree} ${count} ${pathBytes.length}\n`);
-    const file = new Uint8Array(header.length + count * 21 + pathBytes.length);
+  async store(tree: string, files: TreeFiles): Promise<void> {
+    const { count, modes, oids, paths } = files;
+    const header = encoder.encode(`forge-paths 2 ${tree} ${count} ${paths.length}\n`);
+    const file = new Uint8Array(header.length + count * 21 + paths.length);
     file.set(header, 0);
-    file.set(modes, header.length);
-    file.set(oidBytes, header.length + count);
-    file.set(pathBytes, header.length + count * 21);
+    file.set(modes.subarray(0, count), header.length);
+    file.set(oids.subarray(0, count * 20), header.length + count);
+    file.set(paths, header.length + count * 21);
     const path = joinPath(this.dir, tree);
     const tmp = `${path}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
@@ -115,4 +69,18 @@ export class PathMapCache {
     dated.sort((a, b) => b.mtime - a.mtime);
     for (const { name } of dated.slice(KEEP)) await this.fs.promises.unlink(joinPath(this.dir, name)).catch(() => undefined);
   }
+}
+
+/** The columns of a format-2 file, checked against its header (the content is checked when decoded). */
+function parsePathMap(tree: string, bytes: Uint8Array): TreeFiles | null {
+  const newline = bytes.indexOf(0x0a);
+  if (newline < 0) return null;
+  const header = decoder.decode(bytes.subarray(0, newline)).split(' ');
+  const count = Number(header[3]);
+  const pathBytes = Number(header[4]);
+  const modesAt = newline + 1;
+  const oidsAt = modesAt + count;
+  const pathsAt = oidsAt + count * 20;
+  if (header[0] !== 'forge-paths' || header[1] !== '2' || header[2] !== tree || !Number.isInteger(count) || !Number.isInteger(pathBytes) || pathsAt + pathBytes !== bytes.length) return null;
+  return { count, modes: bytes.subarray(modesAt, oidsAt), oids: bytes.subarray(oidsAt, pathsAt), paths: bytes.subarray(pathsAt) };
 }

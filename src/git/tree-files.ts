@@ -1,0 +1,174 @@
+/**
+ * Every file below a tree, flattened in git's path order, straight from the trees' bytes.
+ * Pure: the caller passes the tree reader. Listing a big repository reads thousands of trees
+ * (2,500 for 50,000 files); parsing each into entry objects with hex and name strings, only to
+ * flatten them, cost more than reading them. Here names and oids are copied as bytes into
+ * columns (the on-disk path map's layout) and become strings once, for all files together.
+ */
+import { corrupt, nameNotUtf8 } from './object-codec';
+import { toHex } from './platform';
+
+/** File modes in the order of their one-byte codes in `TreeFiles.modes`. */
+export const FILE_MODES = ['100644', '100755', '120000', '160000'] as const;
+export type FileModeCode = 0 | 1 | 2 | 3;
+
+/** The files below a tree, in git's order, in columns. */
+export interface TreeFiles {
+  count: number;
+  /** One code per file: an index into FILE_MODES. */
+  modes: Uint8Array;
+  /** The raw oids, 20 bytes per file. */
+  oids: Uint8Array;
+  /** The paths, UTF-8, separated by NUL (the one byte a git path cannot hold); no trailing NUL. */
+  paths: Uint8Array;
+}
+
+/** Sync where the store reads synchronously: a promise per tree would cost more than the read. */
+export type TreeBytesReader = (oid: string) => Uint8Array | Promise<Uint8Array>;
+
+const DIRECTORY = 4;
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/** A growable byte column. */
+class ByteColumn {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(capacity);
+  }
+
+  /** Room for `extra` more bytes; returns the (possibly new) buffer to write into at `length`. */
+  reserve(extra: number): Uint8Array {
+    const needed = this.length + extra;
+    if (needed > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(needed, this.bytes.length * 2));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    return this.bytes;
+  }
+
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+interface Frame {
+  oid: string;
+  tree: Uint8Array;
+  /** Where the next entry starts. */
+  at: number;
+  /** Length of this tree's path prefix (with its trailing "/") in the path buffer. */
+  prefixLength: number;
+}
+
+/**
+ * The files below `root` (every entry that is not a tree: regular files, symlinks, gitlinks),
+ * depth first in tree order, which is git's path order. Paths start with `prefix` + "/" when a
+ * prefix is given. A malformed tree is OBJECT_CORRUPT; a name that is not UTF-8 is
+ * TREE_ENTRY_INVALID, as when the tree is parsed.
+ *
+ * The loop copies bytes by hand rather than through subarray/set or indexOf: names and oids are
+ * 10-40 bytes, where a call and a view object per copy cost more than the copy.
+ */
+export async function listTreeFiles(root: string, read: TreeBytesReader, prefix = '', hex: (bytes: Uint8Array) => string = toHex): Promise<TreeFiles> {
+  const modes = new ByteColumn(1024);
+  const oids = new ByteColumn(20 * 1024);
+  const paths = new ByteColumn(32 * 1024);
+  // The current entry's path: its tree's prefix, then its name.
+  let path = new Uint8Array(256);
+  let prefixLength = 0;
+  if (prefix !== '') {
+    const bytes = encoder.encode(`${prefix}/`);
+    path = new Uint8Array(Math.max(256, bytes.length * 2));
+    path.set(bytes);
+    prefixLength = bytes.length;
+  }
+  const first = read(root);
+  const stack: Frame[] = [{ oid: root, tree: first instanceof Uint8Array ? first : await first, at: 0, prefixLength }];
+  let count = 0;
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const tree = frame.tree;
+    const size = tree.length;
+    const at = frame.at;
+    if (at >= size) {
+      stack.pop();
+      continue;
+    }
+    let space = at;
+    while (space < size && tree[space] !== 0x20) space++;
+    const code = space < size ? modeCode(tree, at, space) : -1;
+    // The name goes into the path buffer as it is scanned for its NUL.
+    const start = frame.prefixLength;
+    if (path.length < start + size - space) {
+      const grown = new Uint8Array(2 * (start + size - space));
+      grown.set(path.subarray(0, start));
+      path = grown;
+    }
+    let end = start;
+    let k = space + 1;
+    let high = 0;
+    for (; k < size; k++) {
+      const byte = tree[k]!;
+      if (byte === 0) break;
+      path[end++] = byte;
+      high |= byte;
+    }
+    if (k + 21 > size) throw corrupt(frame.oid, 'truncated tree entry');
+    if (code < 0) throw corrupt(frame.oid, `unknown mode ${String.fromCharCode(...tree.subarray(at, Math.min(space, at + 16)))}`);
+    if (high >= 0x80) checkUtf8(path, start, end, frame.oid);
+    frame.at = k + 21;
+    if (code === DIRECTORY) {
+      path[end++] = 0x2f;
+      const oid = hex(tree.subarray(k + 1, k + 21));
+      const child = read(oid);
+      stack.push({ oid, tree: child instanceof Uint8Array ? child : await child, at: 0, prefixLength: end });
+      continue;
+    }
+    const out = paths.reserve(end + 1);
+    let w = paths.length;
+    if (count > 0) out[w++] = 0;
+    for (let i = 0; i < end; i++) out[w++] = path[i]!;
+    paths.length = w;
+    modes.reserve(1)[modes.length++] = code;
+    const raw = oids.reserve(20);
+    for (let i = 0, o = oids.length; i < 20; i++) raw[o + i] = tree[k + 1 + i]!;
+    oids.length += 20;
+    count++;
+  }
+  return { count, modes: modes.view(), oids: oids.view(), paths: paths.view() };
+}
+
+/** The mode's code (DIRECTORY for a tree), or -1; the modes parseTree accepts. */
+function modeCode(tree: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  const c0 = tree[start]!;
+  if (length === 5 || (length === 6 && c0 === 0x30)) {
+    // "40000" as git writes it, or "040000"
+    const s = length === 6 ? start + 1 : start;
+    return tree[s] === 0x34 && tree[s + 1] === 0x30 && tree[s + 2] === 0x30 && tree[s + 3] === 0x30 && tree[s + 4] === 0x30 ? DIRECTORY : -1;
+  }
+  if (length !== 6 || c0 !== 0x31) return -1;
+  const c1 = tree[start + 1]!;
+  const c2 = tree[start + 2]!;
+  const c3 = tree[start + 3]!;
+  const c4 = tree[start + 4]!;
+  const c5 = tree[start + 5]!;
+  if (c1 === 0x30 && c2 === 0x30 && c3 === 0x36 && c4 === 0x34 && c5 === 0x34) return 0; // 100644
+  if (c1 === 0x30 && c2 === 0x30 && c3 === 0x37 && c4 === 0x35 && c5 === 0x35) return 1; // 100755
+  if (c1 === 0x32 && c2 === 0x30 && c3 === 0x30 && c4 === 0x30 && c5 === 0x30) return 2; // 120000
+  if (c1 === 0x36 && c2 === 0x30 && c3 === 0x30 && c4 === 0x30 && c5 === 0x30) return 3; // 160000
+  return -1;
+}
+
+/** Names must be UTF-8 (the engine's paths are strings), as parseTree requires. */
+function checkUtf8(bytes: Uint8Array, start: number, end: number, oid: string): void {
+  try {
+    strictDecoder.decode(bytes.subarray(start, end));
+  } catch {
+    throw nameNotUtf8(oid);
+  }
+}

@@ -94,7 +94,7 @@ export class Repository {
   async readBlob(oid: string): Promise<Uint8Array> {
     const cached = this.blobs.get(oid);
     if (cached !== undefined) return cached;
-    const content = await this.objects.readTyped(oid, 'blob');
+    const content = ownBytes(await this.objects.readTyped(oid, 'blob'));
     this.blobs.set(oid, content);
     return content;
   }
@@ -106,7 +106,7 @@ export class Repository {
    */
   async writeBlob(content: Uint8Array, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
-    if (options.keep !== false) this.blobs.set(oid, content);
+    if (options.keep !== false) this.blobs.set(oid, ownBytes(content));
     return oid;
   }
 
@@ -252,4 +252,13 @@ async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/**
+ * The bytes to keep in the blob cache. A small view into a larger buffer (Node's 8 KiB allocation
+ * pool, which small inflated blobs and a caller's small Buffers come from) would keep all of that
+ * buffer alive while cached, several times what the cache counts: such a view is copied.
+ */
+function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.buffer.byteLength - bytes.byteLength > 1024 ? Uint8Array.prototype.slice.call(bytes) : bytes;
 }

@@ -30,6 +30,22 @@ describe.each(MEMFS_BACKENDS)('Repository on $name', (backend) => {
       expect(text(await fresh.readBlob(kept))).toBe('kept\n');
       expect(text(await fresh.readBlob(notKept))).toBe('written, not kept\n');
     });
+
+    it('keeps no small view into a larger buffer (an 8 KiB allocation pool) in the blob cache: it would pin all of it', async () => {
+      const r = await backend.make({ files: { 'small.txt': 'a small file\n' } });
+      const repo = await r.open();
+      const pool = new Uint8Array(8192).fill(0x61);
+      const view = pool.subarray(100, 1600);
+      const oid = await repo.writeBlob(view);
+      const cached = await repo.readBlob(oid);
+      expect([cached.buffer.byteLength, text(cached)]).toEqual([1500, 'a'.repeat(1500)]);
+      // The caller's buffer stays the caller's: changing it later does not change the cached blob.
+      pool.fill(0x62);
+      expect(text(await repo.readBlob(oid))).toBe('a'.repeat(1500));
+      const read = await (await r.open()).readBlob(oid);
+      expect(read.buffer.byteLength - read.byteLength).toBeLessThanOrEqual(1024);
+      expect(text(read)).toBe('a'.repeat(1500));
+    });
   });
 
   describe('open', () => {

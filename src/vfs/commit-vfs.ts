@@ -4,9 +4,9 @@
  * path after the first costs a few map lookups (the "path map per base commit").
  */
 import { ForgeError } from '../errors';
-import type { Repository, TreeEntry } from '../git';
+import type { Repository, TreeEntry, TreeFiles } from '../git';
 import { entryType } from './entry-type';
-import { fileEntries } from './file-entries';
+import { fileEntries, filePaths } from './file-entries';
 import { PathMapCache } from './path-map-cache';
 import { comparePaths, isUnder, nameOf, normalizePath } from './paths';
 import type { EntryMode, Vfs, VfsEntry, VfsStat } from './types';
@@ -20,6 +20,7 @@ function toVfsEntry(dir: string, entry: TreeEntry): VfsEntry {
 export class CommitVfs implements Vfs {
   private readonly dirs = new Map<string, Map<string, TreeEntry>>();
   /** Every file of the tree, once listed (from the on-disk path map or a walk of every tree). */
+  private rootColumns: Promise<{ files: TreeFiles; stored: boolean }> | null = null;
   private allFiles: Promise<VfsEntry[]> | null = null;
 
   constructor(
@@ -92,30 +93,50 @@ export class CommitVfs implements Vfs {
     return fileEntries(await this.repo.listFiles(entry.oid, p), this.repo.platform.text?.hex);
   }
 
+  /**
+   * The paths of every file below a directory, in git's order: what `walk` lists, without
+   * building an entry per file (50,000 objects cost more than printing their paths).
+   */
+  async paths(dir = ''): Promise<string[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    if (p === '' && this.allFiles === null) return this.decodeRoot(filePaths);
+    return (await this.walk(p)).map((e) => e.path);
+  }
+
   private listAll(): Promise<VfsEntry[]> {
-    this.allFiles ??= this.readAllFiles().catch((error: unknown) => {
+    this.allFiles ??= this.decodeRoot((files) => fileEntries(files, this.repo.platform.text?.hex)).catch((error: unknown) => {
       this.allFiles = null; // a failure (an unreadable tree) is not kept: the next call tries again
       throw error;
     });
     return this.allFiles;
   }
 
-  /** From the stored path map, else from every tree (then stored for the next process). */
-  private async readAllFiles(): Promise<VfsEntry[]> {
-    const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
-    const hex = this.repo.platform.text?.hex;
-    const stored = await cache.load(this.rootTree);
-    if (stored !== null) {
-      try {
-        return fileEntries(stored, hex);
-      } catch {
-        // a damaged file: listed again below, and replaced
-      }
+  /**
+   * Every file of the tree, decoded: from the stored path map, else from every tree (then
+   * stored). A stored map that does not decode (damaged) is replaced by a fresh listing.
+   */
+  private async decodeRoot<T>(decode: (files: TreeFiles) => T): Promise<T> {
+    this.rootColumns ??= this.readRootFiles();
+    const { files, stored } = await this.rootColumns.catch((error: unknown) => {
+      this.rootColumns = null;
+      throw error;
+    });
+    try {
+      return decode(files);
+    } catch (error) {
+      if (!stored) throw error;
+      this.rootColumns = this.readRootFiles({ ignoreStored: true });
+      return decode((await this.rootColumns).files);
     }
+  }
+
+  private async readRootFiles({ ignoreStored = false } = {}): Promise<{ files: TreeFiles; stored: boolean }> {
+    const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
+    const stored = ignoreStored ? null : await cache.load(this.rootTree);
+    if (stored !== null) return { files: stored, stored: true };
     const files = await this.repo.listFiles(this.rootTree);
-    const entries = fileEntries(files, hex);
     await cache.store(this.rootTree, files);
-    return entries;
+    return { files, stored: false };
   }
 
   /** A directory's entries by name; null when the path is not a directory of this tree. */

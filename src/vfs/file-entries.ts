@@ -26,3 +26,11 @@ export function fileEntries(files: TreeFiles, hex: (bytes: Uint8Array) => string
   }
   return out;
 }
+
+/** Just the paths, for callers that need no entries (printing a listing); throws as fileEntries does. */
+export function filePaths(files: TreeFiles): string[] {
+  if (files.count === 0) return [];
+  const paths = decoder.decode(files.paths).split('\0');
+  if (paths.length !== files.count) throw new TypeError(`a file listing of ${files.count} files holds ${paths.length} paths`);
+  return paths;
+}

@@ -16,7 +16,7 @@ import { dirname, errnoCode, joinPath, type GitFs, type TreeFiles } from '../git
 
 const KEEP = 16;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export class PathMapCache {
   private readonly dir: string;
@@ -75,7 +75,7 @@ export class PathMapCache {
 function parsePathMap(tree: string, bytes: Uint8Array): TreeFiles | null {
   const newline = bytes.indexOf(0x0a);
   if (newline < 0) return null;
-  const header = decoder.decode(bytes.subarray(0, newline)).split(' ');
+  const header = headerText.decode(bytes.subarray(0, newline)).split(' ');
   const count = Number(header[3]);
   const pathBytes = Number(header[4]);
   const modesAt = newline + 1;

@@ -39,6 +39,15 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
     expect(fromCache).toEqual(first);
     expect(first.map((e) => `${e.mode} ${e.oid} ${e.path}`)).toEqual(gitLsTree(repo.diskGitdir(), 'main').map((e) => `${e.mode} ${e.oid} ${e.path}`));
     expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('a')).toEqual([first.find((e) => e.path === 'a/b.c')]);
+    // The paths alone, from the stored map, from a first listing, and below a directory or of a file.
+    expect(await (await CommitVfs.open(await repo.open(), 'main')).paths()).toEqual(first.map((e) => e.path));
+    const commonDir = (await repo.open()).commonDir;
+    for (const name of await repo.fs.promises.readdir(`${commonDir}/forge/cache/paths`)) await repo.fs.promises.unlink(`${commonDir}/forge/cache/paths/${name}`);
+    const fresh = await CommitVfs.open(await repo.open(), 'main');
+    expect(await fresh.paths('')).toEqual(first.map((e) => e.path));
+    expect(await fresh.paths('docs')).toEqual(['docs/naïve café.md', 'docs/🚀.md']);
+    expect(await fresh.paths('a/b.c')).toEqual(['a/b.c']);
+    expect(await fresh.paths('missing')).toEqual([]);
   });
 
   it('ignores a stored listing that is truncated, damaged, of an older format or names another tree, and rebuilds it', async () => {
@@ -57,10 +66,14 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
       Buffer.from(stored.toString('latin1').replace('forge-paths 2', 'forge-paths 1'), 'latin1'),
       // An unknown mode code.
       Buffer.concat([stored.subarray(0, stored.indexOf(0x0a) + 1), Buffer.from([9]), stored.subarray(stored.indexOf(0x0a) + 2)]),
+      // One path more than the header says (a NUL inside a name).
+      Buffer.concat([stored.subarray(0, pathsAt + 1), Buffer.from([0]), stored.subarray(pathsAt + 2)]),
     ];
     for (const bytes of damaged) {
       await repo.fs.promises.writeFile(file, bytes);
       expect(await storedEntries(repo.fs, r.commonDir, view.rootTree)).toBeNull();
+      expect(await (await CommitVfs.open(await repo.open(), 'main')).paths('')).toEqual(expected.map((e) => e.path));
+      await repo.fs.promises.writeFile(file, bytes);
       expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('')).toEqual(expected);
       // Rebuilt: valid again.
       expect(await storedEntries(repo.fs, r.commonDir, view.rootTree)).toEqual(expected);

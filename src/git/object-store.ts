@@ -133,7 +133,7 @@ export class ObjectStore {
    * order. A packed repository's objects then cost no file system call before their pack read.
    */
   private readSync(oid: string, retried = false): RawObject | null {
-    const raw = fromHex(oid);
+    const raw = this.oidBytes(oid);
     for (const dir of this.dirs) {
       for (const pack of this.packsOf(dir)) {
         const position = pack.index.find(raw);
@@ -159,10 +159,15 @@ export class ObjectStore {
   }
 
   private hasSync(oid: string): boolean {
-    const raw = fromHex(oid);
+    const raw = this.oidBytes(oid);
     for (const dir of this.dirs) for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0) return true;
     for (const dir of this.dirs) if (dir.loose!.has(oid)) return true;
     return false;
+  }
+
+  /** Native where the platform has it: a byte loop per lookup costs more in a cold process. */
+  private oidBytes(oid: string): Uint8Array {
+    return this.platform.text?.hexToBytes(oid) ?? fromHex(oid);
   }
 
   private refresh(): void {

@@ -112,7 +112,7 @@ export class Repository {
 
   /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const { content, sorted } = encodeTree(entries);
+    const { content, sorted } = encodeTree(entries, this.platform.text);
     const oid = await this.objects.write('tree', content);
     // Cached in git's order, as readTree would return them from the object (callers may pass any order).
     this.trees.set(oid, sorted);

@@ -99,13 +99,19 @@ describe('serializeTree / parseTree', () => {
     ).toBe('TREE_ENTRY_INVALID');
   });
 
-  it('rejects unknown modes and malformed oids', () => {
-    expect(codeOf(() => serializeTree([{ mode: '100664' as never, name: 'a', oid: OID_A }]))).toBe('TREE_ENTRY_INVALID');
-    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: 'abc' }]))).toBe('TREE_ENTRY_INVALID');
-    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: OID_A.toUpperCase() }]))).toBe('TREE_ENTRY_INVALID');
+  it.each([
+    ['with', nodePlatform.text],
+    ['without', undefined],
+  ])('rejects unknown modes and malformed oids, %s native hex', (_, text) => {
+    const encode = (entries: TreeEntry[]) => encodeTree(entries, text);
+    expect(codeOf(() => encode([{ mode: '100664' as never, name: 'a', oid: OID_A }]))).toBe('TREE_ENTRY_INVALID');
+    expect(codeOf(() => encode([{ mode: '100644', name: 'a', oid: 'abc' }]))).toBe('TREE_ENTRY_INVALID');
+    expect(codeOf(() => encode([{ mode: '100644', name: 'a', oid: OID_A.toUpperCase() }]))).toBe('TREE_ENTRY_INVALID');
     // Non-ASCII chars whose low 7 bits are hex digits ('\u0161' & 0x7f is 'a') are not hex either.
-    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: `${'a'.repeat(39)}\u0161` }]))).toBe('TREE_ENTRY_INVALID');
-    expect(codeOf(() => serializeTree([{ mode: '100644', name: 'a', oid: `${'a'.repeat(38)}g0` }]))).toBe('TREE_ENTRY_INVALID');
+    expect(codeOf(() => encode([{ mode: '100644', name: 'a', oid: `${'a'.repeat(39)}\u0161` }]))).toBe('TREE_ENTRY_INVALID');
+    expect(codeOf(() => encode([{ mode: '100644', name: 'a', oid: `${'a'.repeat(38)}g0` }]))).toBe('TREE_ENTRY_INVALID');
+    // A bad oid after good ones: the whole tree is refused, whichever entry it is.
+    expect(codeOf(() => encode([{ mode: '100644', name: 'a', oid: OID_A }, { mode: '100644', name: 'b', oid: `${'b'.repeat(39)}` }]))).toBe('TREE_ENTRY_INVALID');
   });
 
   it('property: any order in, git order out (as the byte comparator sorts), and both parsers read back the same entries', () => {
@@ -121,6 +127,8 @@ describe('serializeTree / parseTree', () => {
         const input = presorted ? expected : entries;
         const { content, sorted } = encodeTree(input);
         expect(sorted).toEqual(expected);
+        // Native hex for the oids writes the same bytes.
+        expect(encodeTree(input, nodePlatform.text).content).toEqual(content);
         expect(parseTree(content)).toEqual(expected);
         expect(parseTree(content, '?', nodePlatform.text)).toEqual(expected);
       }),

@@ -3,11 +3,12 @@
  * and one-line errors with stable codes, every tool through `forge turn`, time travel, resume,
  * and the promise that the user's working tree and index are never touched.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { expectFsckClean } from '../helpers/fsck';
-import { forge } from '../helpers/forge-cli';
+import { FORGE_BIN, forge } from '../helpers/forge-cli';
 import { git } from '../helpers/git-cli';
 import { copyFixture, gitShowBytes, snapshotWorkTree, type RepoHandle } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
@@ -218,6 +219,20 @@ describe('forge log / show / resume / cat / ls / materialize', () => {
     expect(readFileSync(join(out, 'assets/nul-bytes.bin')).equals(gitShowBytes(edge.gitdir, 'main', 'assets/nul-bytes.bin'))).toBe(true);
     expect(statSync(join(out, 'bin/run.sh')).mode & 0o111).not.toBe(0);
     expect(readlinkSync(join(out, 'link-to-readme'))).toBe('README.md');
+  });
+});
+
+describe('forge ls into a reader that stops early', () => {
+  it('exits 0 with nothing on stderr when the pipe closes (forge ls | head -1), as git stops on SIGPIPE', () => {
+    // Enough paths (~600 KB) that the output cannot fit in the pipe before head exits.
+    const dir = join(makeTempDir('ls-epipe'), 'repo.git');
+    git(makeTempDir('ls-epipe-cwd'), ['init', '-q', '--bare', dir]);
+    const lines = ['blob', 'mark :1', 'data 2', 'x', '', 'commit refs/heads/main', 'committer T <t@example.invalid> 1700000000 +0000', 'data 1', 'm'];
+    for (let i = 0; i < 30_000; i++) lines.push(`M 100644 :1 dir${i % 100}/file-${i}.txt`);
+    git(dir, ['fast-import', '--quiet'], { input: `${lines.join('\n')}\n` });
+    const run = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" ls --repo "$2" --rev main | head -1', process.execPath, FORGE_BIN, dir], { encoding: 'utf8' });
+    expect([run.status, run.stdout, run.stderr]).toEqual([0, 'dir0/file-0.txt\n', '']);
+    expectFsckClean(dir);
   });
 });
 

@@ -22,6 +22,8 @@ export interface ByteText {
   hexToBytes(hex: string): Uint8Array;
   /** One char per byte. */
   latin1(bytes: Uint8Array): string;
+  /** Whether the bytes are well-formed UTF-8, without decoding them. */
+  isUtf8(bytes: Uint8Array): boolean;
 }
 
 export interface GitPlatform {

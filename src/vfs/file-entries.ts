@@ -27,10 +27,29 @@ export function fileEntries(files: TreeFiles, hex: (bytes: Uint8Array) => string
   return out;
 }
 
-/** Just the paths, for callers that need no entries (printing a listing); throws as fileEntries does. */
-export function filePaths(files: TreeFiles): string[] {
-  if (files.count === 0) return [];
-  const paths = decoder.decode(files.paths).split('\0');
-  if (paths.length !== files.count) throw new TypeError(`a file listing of ${files.count} files holds ${paths.length} paths`);
-  return paths;
+/**
+ * Just the paths, as UTF-8 bytes, each but the last followed by the `separator` byte: for
+ * printing a listing, with no object or string per file. Throws as fileEntries does.
+ */
+export function filePathBytes(files: TreeFiles, separator: number, isUtf8: (bytes: Uint8Array) => boolean = isUtf8ByDecoding): Uint8Array {
+  const out = new Uint8Array(files.paths);
+  let separators = 0;
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === 0) {
+      out[i] = separator;
+      separators++;
+    }
+  }
+  const expected = files.count === 0 ? out.length === 0 : separators === files.count - 1;
+  if (!expected || !isUtf8(files.paths)) throw new TypeError(`a file listing of ${files.count} files holds ${separators + 1} paths, or paths that are not UTF-8`);
+  return out;
+}
+
+function isUtf8ByDecoding(bytes: Uint8Array): boolean {
+  try {
+    decoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -44,8 +44,16 @@ export function registerView(program: Command): void {
         emit(options, { files: entries.map((e) => ({ path: e.path, mode: e.mode, oid: e.oid })) }, () => '');
         return;
       }
-      // A commit's paths come without an entry object per file (50,000 cost more than the text).
-      const paths = view instanceof CommitVfs ? await view.paths(dir ?? '') : (await view.walk(dir ?? '')).map((e) => e.path);
+      if (view instanceof CommitVfs) {
+        // A commit's paths as one buffer, without an object or a string per file (50,000 cost more than the printing).
+        const bytes = await view.pathBytes(dir ?? '');
+        if (bytes.length > 0) {
+          process.stdout.write(bytes);
+          process.stdout.write('\n');
+        }
+        return;
+      }
+      const paths = (await view.walk(dir ?? '')).map((e) => e.path);
       emit(options, null, () => paths.join('\n'));
     });
 

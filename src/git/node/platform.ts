@@ -1,5 +1,5 @@
 /** Node adapter: native synchronous sha1 and zlib for the object store's fast paths. */
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
@@ -35,5 +35,6 @@ export const nodePlatform: GitPlatform = {
     hex: (bytes) => asBuffer(bytes).toString('hex'),
     hexToBytes: (hex) => Buffer.from(hex, 'hex'),
     latin1: (bytes) => asBuffer(bytes).toString('latin1'),
+    isUtf8: (bytes) => isUtf8(bytes),
   },
 };

@@ -5,7 +5,7 @@ import { CommitVfs } from '../../../src/vfs';
 import type { GitFs } from '../../../src/git';
 import { fileEntries } from '../../../src/vfs/file-entries';
 import { PathMapCache } from '../../../src/vfs/path-map-cache';
-import { BACKENDS, bytes } from '../../helpers/engine-repos';
+import { BACKENDS, bytes, text } from '../../helpers/engine-repos';
 import { gitLsTree } from '../../helpers/repos';
 
 const FILES = {
@@ -40,14 +40,14 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
     expect(first.map((e) => `${e.mode} ${e.oid} ${e.path}`)).toEqual(gitLsTree(repo.diskGitdir(), 'main').map((e) => `${e.mode} ${e.oid} ${e.path}`));
     expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('a')).toEqual([first.find((e) => e.path === 'a/b.c')]);
     // The paths alone, from the stored map, from a first listing, and below a directory or of a file.
-    expect(await (await CommitVfs.open(await repo.open(), 'main')).paths()).toEqual(first.map((e) => e.path));
+    expect(text(await (await CommitVfs.open(await repo.open(), 'main')).pathBytes())).toBe(first.map((e) => e.path).join('\n'));
     const commonDir = (await repo.open()).commonDir;
     for (const name of await repo.fs.promises.readdir(`${commonDir}/forge/cache/paths`)) await repo.fs.promises.unlink(`${commonDir}/forge/cache/paths/${name}`);
     const fresh = await CommitVfs.open(await repo.open(), 'main');
-    expect(await fresh.paths('')).toEqual(first.map((e) => e.path));
-    expect(await fresh.paths('docs')).toEqual(['docs/naïve café.md', 'docs/🚀.md']);
-    expect(await fresh.paths('a/b.c')).toEqual(['a/b.c']);
-    expect(await fresh.paths('missing')).toEqual([]);
+    expect(text(await fresh.pathBytes('', 0))).toBe(first.map((e) => e.path).join('\0'));
+    expect(text(await fresh.pathBytes('docs'))).toBe('docs/naïve café.md\ndocs/🚀.md');
+    expect(text(await fresh.pathBytes('a/b.c'))).toBe('a/b.c');
+    expect(text(await fresh.pathBytes('missing'))).toBe('');
   });
 
   it('ignores a stored listing that is truncated, damaged, of an older format or names another tree, and rebuilds it', async () => {
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
     for (const bytes of damaged) {
       await repo.fs.promises.writeFile(file, bytes);
       expect(await storedEntries(repo.fs, r.commonDir, view.rootTree)).toBeNull();
-      expect(await (await CommitVfs.open(await repo.open(), 'main')).paths('')).toEqual(expected.map((e) => e.path));
+      expect(text(await (await CommitVfs.open(await repo.open(), 'main')).pathBytes('', 0))).toBe(expected.map((e) => e.path).join('\0'));
       await repo.fs.promises.writeFile(file, bytes);
       expect(await (await CommitVfs.open(await repo.open(), 'main')).walk('')).toEqual(expected);
       // Rebuilt: valid again.

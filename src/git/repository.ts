@@ -83,7 +83,8 @@ export class Repository {
 
   /** Every file below a tree, flattened from the trees' bytes (see tree-files.ts); not cached. */
   listFiles(tree: string, prefix = ''): Promise<TreeFiles> {
-    return listTreeFiles(tree, (oid) => this.objects.readTypedNow(oid, 'tree'), prefix, this.platform.text?.hex);
+    const text = this.platform.text;
+    return listTreeFiles(tree, (oid) => this.objects.readTypedNow(oid, 'tree'), { prefix, hex: text?.hex, isUtf8: text?.isUtf8 });
   }
 
   /**

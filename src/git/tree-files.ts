@@ -62,6 +62,8 @@ interface Frame {
   at: number;
   /** Length of this tree's path prefix (with its trailing "/") in the path buffer. */
   prefixLength: number;
+  /** Files written before this tree was entered. */
+  countAtEntry: number;
 }
 
 /**
@@ -70,8 +72,26 @@ interface Frame {
  * prefix is given. A malformed tree is OBJECT_CORRUPT; a name that is not UTF-8 is
  * TREE_ENTRY_INVALID, as when the tree is parsed.
  */
-export async function listTreeFiles(root: string, read: TreeBytesReader, prefix = '', hex: (bytes: Uint8Array) => string = toHex): Promise<TreeFiles> {
-  const scanner = new TreeScanner(prefix);
+export async function listTreeFiles(root: string, read: TreeBytesReader, options: ListTreeFilesOptions = {}): Promise<TreeFiles> {
+  const files = await scanTrees(root, read, options, false);
+  if ((options.isUtf8 ?? isUtf8ByDecoding)(files.paths)) return files;
+  // Some name is not UTF-8: scan again checking every name, to say which tree holds it.
+  await scanTrees(root, read, options, true);
+  throw nameNotUtf8(root);
+}
+
+export interface ListTreeFilesOptions {
+  /** Paths start with `prefix` + "/". */
+  prefix?: string;
+  /** Native hex where the platform has it. */
+  hex?: (bytes: Uint8Array) => string;
+  /** Native UTF-8 validation where the platform has it. */
+  isUtf8?: (bytes: Uint8Array) => boolean;
+}
+
+async function scanTrees(root: string, read: TreeBytesReader, options: ListTreeFilesOptions, checkNames: boolean): Promise<TreeFiles> {
+  const hex = options.hex ?? toHex;
+  const scanner = new TreeScanner(options.prefix ?? '', checkNames);
   let oid = root;
   let prefixLength = scanner.rootPrefixLength;
   for (;;) {
@@ -81,6 +101,15 @@ export async function listTreeFiles(root: string, read: TreeBytesReader, prefix 
     if (next === null) return scanner.files();
     oid = hex(next.oid);
     prefixLength = next.prefixLength;
+  }
+}
+
+function isUtf8ByDecoding(bytes: Uint8Array): boolean {
+  try {
+    strictDecoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -101,13 +130,19 @@ class TreeScanner {
   private readonly modes = new ByteColumn(1024);
   private readonly oids = new ByteColumn(20 * 1024);
   private readonly paths = new ByteColumn(32 * 1024);
-  /** The current entry's path: its tree's prefix, then its name. */
+  /** The prefix of the tree being entered (for its first file). */
   private path = new Uint8Array(256);
   private readonly stack: Frame[] = [];
   private count = 0;
+  /** Where the last path written starts in the paths column. */
+  private lastPath = 0;
   readonly rootPrefixLength: number = 0;
 
-  constructor(prefix: string) {
+  constructor(
+    prefix: string,
+    /** Check each name's UTF-8 as it is met (the slow pass that names the tree at fault). */
+    private readonly checkNames: boolean,
+  ) {
     if (prefix !== '') {
       const bytes = encoder.encode(`${prefix}/`);
       this.path = new Uint8Array(Math.max(256, bytes.length * 2));
@@ -119,7 +154,7 @@ class TreeScanner {
   enter(oid: string, tree: Uint8Array, prefixLength: number): void {
     // One kind of array (not Node's Buffer subclass as well), so that the loop stays monomorphic.
     const bytes = tree.constructor === Uint8Array ? tree : new Uint8Array(tree.buffer, tree.byteOffset, tree.byteLength);
-    this.stack.push({ oid, tree: bytes, at: 0, prefixLength });
+    this.stack.push({ oid, tree: bytes, at: 0, prefixLength, countAtEntry: this.count });
   }
 
   /** Scans until every tree is done (null) or until it meets a subtree, which the caller enters. */
@@ -134,42 +169,45 @@ class TreeScanner {
         stack.pop();
         continue;
       }
-      let space = at;
-      while (space < size && tree[space] !== 0x20) space++;
-      const code = space < size ? modeCode(tree, at, space) : -1;
-      // The name goes into the path buffer as it is scanned for its NUL.
-      const start = frame.prefixLength;
-      if (this.path.length < start + size - space) {
-        const grown = new Uint8Array(2 * (start + size - space));
-        grown.set(this.path.subarray(0, start));
-        this.path = grown;
-      }
-      const path = this.path;
-      let end = start;
-      let k = space + 1;
-      let high = 0;
-      for (; k < size; k++) {
-        const byte = tree[k]!;
-        if (byte === 0) break;
-        path[end++] = byte;
-        high |= byte;
-      }
-      if (k + 21 > size) throw corrupt(frame.oid, 'truncated tree entry');
+      const space = tree.indexOf(0x20, at);
+      const nul = space < 0 ? -1 : tree.indexOf(0, space + 1);
+      if (nul < 0 || nul + 21 > size) throw corrupt(frame.oid, 'truncated tree entry');
+      const code = modeCode(tree, at, space);
       if (code < 0) throw corrupt(frame.oid, `unknown mode ${String.fromCharCode(...tree.subarray(at, Math.min(space, at + 16)))}`);
-      if (high >= 0x80) checkUtf8(path, start, end, frame.oid);
-      frame.at = k + 21;
+      if (this.checkNames) checkUtf8(tree, space + 1, nul, frame.oid);
+      frame.at = nul + 21;
+      const prefixLength = frame.prefixLength;
       if (code === DIRECTORY) {
-        path[end++] = 0x2f;
-        return { oid: tree.subarray(k + 1, k + 21), prefixLength: end };
+        // The subtree's prefix, for its first file: this tree's prefix, the name, "/".
+        const end = prefixLength + nul - space;
+        if (this.path.length < end) {
+          const grown = new Uint8Array(2 * end);
+          grown.set(this.path.subarray(0, prefixLength));
+          this.path = grown;
+        }
+        const path = this.path;
+        for (let k = space + 1, w = prefixLength; k < nul; k++) path[w++] = tree[k]!;
+        path[end - 1] = 0x2f;
+        return { oid: tree.subarray(nul + 1, nul + 21), prefixLength: end };
       }
-      const out = paths.reserve(end + 1);
+      const out = paths.reserve(prefixLength + nul - space);
       let w = paths.length;
       if (this.count > 0) out[w++] = 0;
-      for (let i = 0; i < end; i++) out[w++] = path[i]!;
+      // The prefix: from the last path written when it lies below this tree (every path written
+      // since this tree was entered starts with its prefix), else from the path buffer.
+      if (this.count > frame.countAtEntry) {
+        out.copyWithin(w, this.lastPath, this.lastPath + prefixLength);
+      } else {
+        const path = this.path;
+        for (let i = 0; i < prefixLength; i++) out[w + i] = path[i]!;
+      }
+      this.lastPath = w;
+      w += prefixLength;
+      for (let k = space + 1; k < nul; k++) out[w++] = tree[k]!;
       paths.length = w;
       modes.reserve(1)[modes.length++] = code;
       const raw = oids.reserve(20);
-      for (let i = 0, o = oids.length; i < 20; i++) raw[o + i] = tree[k + 1 + i]!;
+      for (let i = 0, o = oids.length; i < 20; i++) raw[o + i] = tree[nul + 1 + i]!;
       oids.length += 20;
       this.count++;
     }

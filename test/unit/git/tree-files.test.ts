@@ -118,7 +118,7 @@ describe('listTreeFiles', () => {
     const sync = await listTreeFiles(root, trees.reader);
     const async = await listTreeFiles(root, async (oid) => trees.reader(oid));
     expect(async).toEqual(sync);
-    expect(await listTreeFiles(root, trees.reader, 'top/dir', nodePlatform.text!.hex)).toEqual({
+    expect(await listTreeFiles(root, trees.reader, { prefix: 'top/dir', hex: nodePlatform.text!.hex, isUtf8: nodePlatform.text!.isUtf8 })).toEqual({
       ...sync,
       paths: new TextEncoder().encode(new TextDecoder().decode(sync.paths).split('\0').map((p) => `top/dir/${p}`).join('\0')),
     });
@@ -136,9 +136,11 @@ describe('listTreeFiles', () => {
     ];
     for (const [content, code] of cases) {
       const oid = trees.add(content);
-      const parent = trees.write([{ mode: '040000', name: 'dir', oid }]);
-      const error = await listTreeFiles(parent, trees.reader).then(() => null, (e: unknown) => e);
-      expect(isForgeError(error) && [error.code, error.message.includes(oid)]).toEqual([code, true]);
+      const parent = trees.write([{ mode: '100644', name: 'a-file', oid: 'c'.repeat(40) }, { mode: '040000', name: 'dir', oid }]);
+      for (const options of [{}, { isUtf8: nodePlatform.text!.isUtf8 }]) {
+        const error = await listTreeFiles(parent, trees.reader, options).then(() => null, (e: unknown) => e);
+        expect(isForgeError(error) && [error.code, error.message.includes(oid)]).toEqual([code, true]);
+      }
       expect(await codeOf(Promise.resolve().then(() => parseTree(content, oid)))).toBe(code);
     }
   });
@@ -163,7 +165,7 @@ describe('listTreeFiles', () => {
       .filter((name) => name !== '.' && name !== '..' && !name.startsWith('.git'));
     const file = fc.record({ path: fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('/')), mode: fc.constantFrom('100644', '100755', '120000', '160000') as fc.Arbitrary<TreeEntry['mode']> });
     await fc.assert(
-      fc.asyncProperty(fc.array(file, { maxLength: 40 }), fc.boolean(), async (picked, asynchronous) => {
+      fc.asyncProperty(fc.array(file, { maxLength: 40 }), fc.boolean(), fc.constantFrom('', 'p', 'top/d\u00e9'), async (picked, asynchronous, prefix) => {
         // A path cannot be both a file and a directory: keep the first of any clash.
         const files = new Map<string, TreeEntry['mode']>();
         for (const { path, mode } of picked) {
@@ -173,10 +175,11 @@ describe('listTreeFiles', () => {
         const trees = new MemoryTrees();
         const root = trees.build(files);
         const read = asynchronous ? async (oid: string) => trees.reader(oid) : trees.reader;
-        const got = listed(await listTreeFiles(root, read));
-        expect(got).toEqual(walkParsed(trees, root));
-        expect(got.map((e) => e.path)).toEqual([...files.keys()].sort(comparePaths));
-        expect(got.map((e) => e.oid)).toEqual(got.map((e) => blobOid(e.path)));
+        const got = listed(await listTreeFiles(root, read, { prefix }));
+        const under = (path: string) => (prefix ? `${prefix}/${path}` : path);
+        expect(got).toEqual(walkParsed(trees, root).map((e) => ({ ...e, path: under(e.path) })));
+        expect(got.map((e) => e.path)).toEqual([...files.keys()].sort(comparePaths).map(under));
+        expect(got.map((e) => e.oid)).toEqual([...files.keys()].sort(comparePaths).map(blobOid));
       }),
       { numRuns: 150 },
     );

@@ -122,9 +122,9 @@ interface Subtree {
 /**
  * The scan itself: a small synchronous loop, which V8 optimizes while it runs (it does not
  * compile a running async function's loop; and with the tree reads inlined into it, compiling
- * it took 20-50 ms), so reading the trees is left to the caller. Bytes are copied by hand rather
- * than through subarray/set or indexOf: names and oids are 10-40 bytes, where a call and a view
- * object per copy cost more than the copy.
+ * it took 20-50 ms), so reading the trees is left to the caller. Names and oids (10-20 bytes)
+ * are copied by hand: a subarray view per copy cost more than the copy. A file's path prefix is
+ * not copied byte by byte: `copyWithin` takes it from the last path written below the same tree.
  */
 class TreeScanner {
   private readonly modes = new ByteColumn(1024);

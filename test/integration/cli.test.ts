@@ -222,6 +222,26 @@ describe('forge log / show / resume / cat / ls / materialize', () => {
   });
 });
 
+describe('forge ls -z', () => {
+  it('ends every path with NUL, as git ls-tree -z, so that a path holding a newline stays one path; for a commit and a session view', () => {
+    const dir = join(makeTempDir('ls-z'), 'repo.git');
+    git(makeTempDir('ls-z-cwd'), ['init', '-q', '--bare', dir]);
+    const paths = ['a\nb.txt', 'dir/x y.txt', 'dir/z\u00e9.md', 'plain.txt'];
+    const lines = ['blob', 'mark :1', 'data 2', 'x', '', 'commit refs/heads/main', 'committer T <t@example.invalid> 1700000000 +0000', 'data 1', 'm'];
+    for (const path of paths) lines.push(`M 100644 :1 ${JSON.stringify(path)}`);
+    git(dir, ['fast-import', '--quiet'], { input: `${lines.join('\n')}\n` });
+    const expected = git(dir, ['ls-tree', '-r', '--name-only', '-z', 'main']).stdout;
+    expect(expected.split('\0').filter(Boolean)).toEqual(paths);
+    expect(forge(['ls', '-z', '--repo', dir, '--rev', 'main']).stdout).toBe(expected);
+    expect(forge(['ls', '-z', 'dir', '--repo', dir, '--rev', 'main']).stdout).toBe('dir/x y.txt\0dir/z\u00e9.md\0');
+    expect(forge(['session', 'new', '--id', 'z', '--base', 'main', '--repo', dir]).status).toBe(0);
+    // The session's view also holds its own state file.
+    expect(forge(['ls', '-z', '--repo', dir, '--session', 'z']).stdout).toBe(`.forge/sessions/z.json\0${expected}`);
+    expect(forge(['ls', '--repo', dir, '--rev', 'main']).stdout).toBe(`${paths.join('\n')}\n`);
+    expectFsckClean(dir);
+  });
+});
+
 describe('forge ls into a reader that stops early', () => {
   it('exits 0 with nothing on stderr when the pipe closes (forge ls | head -1), as git stops on SIGPIPE', () => {
     // Enough paths (~600 KB) that the output cannot fit in the pipe before head exits.

@@ -37,24 +37,23 @@ export function registerView(program: Command): void {
 
   withView(program.command('ls [dir]'))
     .description('list every file below a directory (default: the whole tree)')
-    .action(async (dir: string | undefined, options: ViewOptions) => {
+    .option('-z', 'end each path with NUL instead of a newline (paths may hold newlines), as git ls-tree -z')
+    .action(async (dir: string | undefined, options: ViewOptions & { z?: boolean }) => {
       const view = await openView(options);
       if (options.json) {
         const entries = await view.walk(dir ?? '');
         emit(options, { files: entries.map((e) => ({ path: e.path, mode: e.mode, oid: e.oid })) }, () => '');
         return;
       }
-      if (view instanceof CommitVfs) {
-        // A commit's paths as one buffer, without an object or a string per file (50,000 cost more than the printing).
-        const bytes = await view.pathBytes(dir ?? '');
-        if (bytes.length > 0) {
-          process.stdout.write(bytes);
-          process.stdout.write('\n');
-        }
-        return;
+      const terminator = options.z ? '\0' : '\n';
+      // A commit's paths come as one buffer, with no object or string per file (for 50,000 files
+      // they cost more than the printing).
+      const bytes =
+        view instanceof CommitVfs ? await view.pathBytes(dir ?? '', terminator.charCodeAt(0)) : new TextEncoder().encode((await view.walk(dir ?? '')).map((e) => e.path).join(terminator));
+      if (bytes.length > 0) {
+        process.stdout.write(bytes);
+        process.stdout.write(terminator);
       }
-      const paths = (await view.walk(dir ?? '')).map((e) => e.path);
-      emit(options, null, () => paths.join('\n'));
     });
 
   withView(program.command('materialize <dir>'))

@@ -34,11 +34,11 @@ export function fileEntries(files: TreeFiles, hex: (bytes: Uint8Array) => string
 export function filePathBytes(files: TreeFiles, separator: number, isUtf8: (bytes: Uint8Array) => boolean = isUtf8ByDecoding): Uint8Array {
   const out = new Uint8Array(files.paths);
   let separators = 0;
-  for (let i = 0; i < out.length; i++) {
-    if (out[i] === 0) {
-      out[i] = separator;
-      separators++;
-    }
+  // indexOf, a builtin, rather than a loop over every byte: in a fresh process (forge ls) the
+  // loop over 1.5 MB runs before V8 has compiled it.
+  for (let i = out.indexOf(0); i >= 0; i = out.indexOf(0, i + 1)) {
+    out[i] = separator;
+    separators++;
   }
   const expected = files.count === 0 ? out.length === 0 : separators === files.count - 1;
   if (!expected || !isUtf8(files.paths)) throw new TypeError(`a file listing of ${files.count} files holds ${separators + 1} paths, or paths that are not UTF-8`);

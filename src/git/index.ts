@@ -18,7 +18,7 @@ export {
   type ObjectType,
 } from './object-codec';
 export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
-export { portablePlatform, toHex, fromHex, type ByteText, type GitPlatform, type SyncPlatform } from './platform';
+export { portablePlatform, toHex, fromHex, isUtf8, type ByteText, type GitPlatform, type SyncPlatform } from './platform';
 export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
 export { listTreeFiles, FILE_MODES, type TreeFiles, type TreeBytesReader } from './tree-files';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

@@ -42,6 +42,18 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
+/** Whether the bytes are well-formed UTF-8: the portable form of ByteText.isUtf8 (it decodes them). */
+export function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 function hexDigit(code: number): number {

@@ -6,7 +6,7 @@
  * columns (the on-disk path map's layout) and become strings once, for all files together.
  */
 import { corrupt, nameNotUtf8 } from './object-codec';
-import { toHex } from './platform';
+import { isUtf8, toHex } from './platform';
 
 /** File modes in the order of their one-byte codes in `TreeFiles.modes`. */
 export const FILE_MODES = ['100644', '100755', '120000', '160000'] as const;
@@ -74,7 +74,7 @@ interface Frame {
  */
 export async function listTreeFiles(root: string, read: TreeBytesReader, options: ListTreeFilesOptions = {}): Promise<TreeFiles> {
   const files = await scanTrees(root, read, options, false);
-  if ((options.isUtf8 ?? isUtf8ByDecoding)(files.paths)) return files;
+  if ((options.isUtf8 ?? isUtf8)(files.paths)) return files;
   // Some name is not UTF-8: scan again checking every name, to say which tree holds it.
   await scanTrees(root, read, options, true);
   throw nameNotUtf8(root);
@@ -101,15 +101,6 @@ async function scanTrees(root: string, read: TreeBytesReader, options: ListTreeF
     if (next === null) return scanner.files();
     oid = hex(next.oid);
     prefixLength = next.prefixLength;
-  }
-}
-
-function isUtf8ByDecoding(bytes: Uint8Array): boolean {
-  try {
-    strictDecoder.decode(bytes);
-    return true;
-  } catch {
-    return false;
   }
 }
 

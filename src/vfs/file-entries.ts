@@ -2,7 +2,7 @@
  * A flattened file listing (TreeFiles columns) as the views' entries: the oids become one hex
  * string and the paths one decoded string, which every entry then slices.
  */
-import { FILE_MODES, toHex, type TreeFiles } from '../git';
+import { FILE_MODES, isUtf8, toHex, type TreeFiles } from '../git';
 import { entryType } from './entry-type';
 import type { VfsEntry } from './types';
 
@@ -31,7 +31,7 @@ export function fileEntries(files: TreeFiles, hex: (bytes: Uint8Array) => string
  * Just the paths, as UTF-8 bytes, each but the last followed by the `separator` byte: for
  * printing a listing, with no object or string per file. Throws as fileEntries does.
  */
-export function filePathBytes(files: TreeFiles, separator: number, isUtf8: (bytes: Uint8Array) => boolean = isUtf8ByDecoding): Uint8Array {
+export function filePathBytes(files: TreeFiles, separator: number, isUtf8Check: (bytes: Uint8Array) => boolean = isUtf8): Uint8Array {
   const out = new Uint8Array(files.paths);
   let separators = 0;
   // indexOf, a builtin, rather than a loop over every byte: in a fresh process (forge ls) the
@@ -41,15 +41,6 @@ export function filePathBytes(files: TreeFiles, separator: number, isUtf8: (byte
     separators++;
   }
   const expected = files.count === 0 ? out.length === 0 : separators === files.count - 1;
-  if (!expected || !isUtf8(files.paths)) throw new TypeError(`a file listing of ${files.count} files holds ${separators + 1} paths, or paths that are not UTF-8`);
+  if (!expected || !isUtf8Check(files.paths)) throw new TypeError(`a file listing of ${files.count} files holds ${separators + 1} paths, or paths that are not UTF-8`);
   return out;
-}
-
-function isUtf8ByDecoding(bytes: Uint8Array): boolean {
-  try {
-    decoder.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }

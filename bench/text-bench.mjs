@@ -1,4 +1,5 @@
-// The text engine's benchmark cases (issue 3): Edit on a 1 MB file, and Patch with 50 operations
+// The text engine's benchmark cases (issue 3): Edit on a 1 MB file (exact, and recovered from
+// whitespace drift: issue 13), and Patch with 50 operations
 // on a 10,000-line file, each as the pure engine and as a whole tool call through the registry
 // onto a session's work-in-progress view (UTF-8 decoding, hashing, the blob write included).
 // Usage: node bench/text-bench.mjs [runs]   (prints one JSON object; dist/ must be built)
@@ -58,6 +59,34 @@ const engineEdit = time(() => {
   const r = forge.applySnippetEdit(file1m, { oldSnippet, newSnippet });
   if (r.status !== 'ok') throw new Error(`Edit failed: ${r.status}`);
 });
+// The same Edit sent with whitespace drift (indentation shifted by 4 spaces, a trailing space): the
+// exact search fails, then the recovery ladder places it (issue 13). Reported: the time it adds.
+const driftedOld = `    ${oldSnippet} `;
+const driftedNew = `    ${newSnippet} `;
+const expected = forge.applySnippetEdit(file1m, { oldSnippet, newSnippet }).text;
+const engineEditRecovered = time(() => {
+  const r = forge.applySnippetEdit(file1m, { oldSnippet: driftedOld, newSnippet: driftedNew });
+  if (r.status !== 'ok' || r.text !== expected || r.recovery?.level !== 'indentation_shift') throw new Error(`recovered Edit failed or differs: ${r.status}`);
+});
+// What the ladder adds is the locating step with and without drift, on the same canonical view:
+// everything else an Edit does (canonical view, line index, splicing 1 MB) is the same for both
+// and, on a loaded machine, noisier than the difference. Timed alternately; the median of the
+// paired differences.
+const canonical = forge.canonicalize(file1m).canonical;
+const index = new forge.LineIndex(canonical);
+const lf = (s) => s.replace(/\r\n/g, '\n');
+const added = [];
+for (let i = 0; i < Math.max(100, runs * 3) + 3; i++) {
+  const t0 = performance.now();
+  const exact = forge.locateOldText(canonical, lf(oldSnippet), lf(newSnippet), index);
+  const t1 = performance.now();
+  const recovered = forge.locateOldText(canonical, lf(driftedOld), lf(driftedNew), index);
+  const t2 = performance.now();
+  if (exact.kind !== 'found' || recovered.kind !== 'found' || recovered.start !== exact.start) throw new Error('the ladder did not place the drifted snippet where the exact one is');
+  if (i >= 3) added.push(t2 - t1 - (t1 - t0));
+}
+const ladderAdded = median(added);
+
 const enginePatch = time(() => {
   const r = forge.applyPatches(file10k, patches, {});
   if (r.text.length <= file10k.length) throw new Error('Patch did not grow the file');
@@ -91,7 +120,7 @@ try {
     expectOk(await tools.call({ tool: 'Patch', args: { path: 'lines.js', patches } }));
     return performance.now() - t;
   });
-  console.log(JSON.stringify({ runs, fileBytes: file1m.length, lines: lines10k.length, operations: patches.length, engineEdit, enginePatch, toolEdit, toolPatch }));
+  console.log(JSON.stringify({ runs, fileBytes: file1m.length, lines: lines10k.length, operations: patches.length, engineEdit, engineEditRecovered, ladderAdded, enginePatch, toolEdit, toolPatch }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -19,6 +19,7 @@
  * Every measured forge operation is checked: outputs against git's, turn commits' trees by
  * content, and `git fsck --strict` at the end. A failing check fails the bench.
  */
+import { browserSectionOf } from '../bench/browser-section.mjs';
 import { HERMETIC_ENV } from '../bench/git-env.mjs';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -353,9 +354,17 @@ function runBench(opts, gitdir, work, dist, picks, blobs, expectedPaths) {
   // The text engine (issue 3): Edit on a 1 MB file, Patch with 50 operations on 10,000 lines.
   log('text engine: Edit on a 1 MB file, Patch with 50 operations on a 10,000-line file');
   const text = JSON.parse(run(process.execPath, [join(ROOT, 'bench', 'text-bench.mjs'), String(Math.max(20, opts.runs * 3))], { env: { ...process.env, FORGE_BENCH_DIST: dist } }));
-  for (const [key, ms] of [['textEdit', text.engineEdit], ['textPatch', text.enginePatch], ['toolEdit', text.toolEdit], ['toolPatch', text.toolPatch]]) {
+  for (const [key, ms] of [['textEdit', text.engineEdit], ['textLadder', text.ladderAdded], ['textPatch', text.enginePatch], ['toolEdit', text.toolEdit], ['toolPatch', text.toolPatch]]) {
     cases[key] = { forge: ms, git: null, forgeRss: null, gitRss: null };
   }
+
+  // Repository tools (issue 18): a warm call reading and writing one file vs write_file; first load.
+  log('repository tools: a warm call that reads and writes one file vs write_file; first load of a tool');
+  const repoTool = JSON.parse(run(process.execPath, [join(ROOT, 'bench', 'repo-tool-bench.mjs'), String(Math.max(20, opts.runs * 3))], { env: { ...process.env, FORGE_BENCH_DIST: dist } }));
+  cases.repoToolCall = { forge: repoTool.repoToolMs, git: null, forgeRss: null, gitRss: null };
+  cases.repoToolWriteFile = { forge: repoTool.writeFileMs, git: null, forgeRss: null, gitRss: null };
+  cases.repoToolOverhead = { forge: repoTool.overheadMs, git: null, forgeRss: null, gitRss: null, best: repoTool.overheadMinMs };
+  cases.repoToolFirstLoad = { forge: repoTool.firstLoadMs, git: null, forgeRss: null, gitRss: null };
 
   // Merging two sessions of 100 turns touching 500 files each (issue 5), vs git merge-tree.
   log('merge: two sessions of 100 turns, 500 files each, vs git merge-tree --write-tree');
@@ -502,8 +511,10 @@ const TARGETS = {
   mergeCold: { text: '≤ 3x git', met: (c) => c.forge <= 3 * c.git },
   textEdit: { text: '< 10 ms', met: (c) => c.forge < 10 },
   textPatch: { text: '< 10 ms', met: (c) => c.forge < 10 },
+  textLadder: { text: '< 2 ms added', met: (c) => c.forge < 2 },
   toolEdit: { text: '< 10 ms', met: (c) => c.forge < 10 },
   toolPatch: { text: '< 10 ms', met: (c) => c.forge < 10 },
+  repoToolOverhead: { text: '< 5 ms', met: (c) => c.forge < 5 },
 };
 for (const n of [1, 10, 1000]) {
   const rss = { text: 'peak RSS < 150 MiB', met: (c) => (c.forgeRss == null ? null : c.forgeRss < 150 * MiB) };
@@ -524,9 +535,14 @@ function rows(cases, picks) {
     ['mergeWarm', '… the same merge on a Repository whose trees are cached (a long-running host)'],
     ['mergeCli', '… as a whole `forge merge --dry-run --json` process'],
     ['textEdit', 'Edit (snippet) on a 1 MB CRLF file, text engine alone'],
+    ['textLadder', 'Edit on the 1 MB file with whitespace drift (indentation +4, trailing space): time the recovery ladder adds to the exact Edit, text engine alone'],
     ['textPatch', 'Patch with 50 replace operations on a 10,000-line file, text engine alone'],
     ['toolEdit', 'Edit on the 1 MB file as a whole tool call (registry, sandbox, hashes, blob write) on a session view'],
     ['toolPatch', 'Patch with 50 operations on the 10,000-line file as a whole tool call on a session view'],
+    ['repoToolCall', 'repository tool (QuickJS sandbox) reading and writing one file, warm, as a whole tool call on a session view'],
+    ['repoToolWriteFile', '… the same write done by write_file'],
+    ['repoToolOverhead', `… the difference (best sample: ${cases.repoToolOverhead?.best != null ? fmtMs(cases.repoToolOverhead.best) : '—'} ms)`],
+    ['repoToolFirstLoad', 'first load of a repository tool in a process (WebAssembly module compiled, the tool module evaluated once)'],
   ];
   for (const n of [1, 10, 1000]) {
     list.push([`turnProcess${n}`, `turn commit of ${n.toLocaleString('en-US')} file${n > 1 ? 's' : ''}, whole \`forge turn\` process vs git plumbing script`]);
@@ -632,6 +648,37 @@ function printTable(table) {
 
 // ---------- main ----------
 
+// ---------- a fleet of agents on one git server (bench/remote-fleet.mjs) ----------
+
+/** 32 workers x 20 turns with forge run --push against git http-backend (--quick: 4 x 3); fails the bench if a check fails. */
+function remoteFleet(opts) {
+  const size = opts.quick ? ['--workers', '4', '--turns', '3'] : ['--workers', '32', '--turns', '20'];
+  log(`remote fleet: ${size[1]} workers x ${size[3]} turns through git http-backend`);
+  const result = spawnSync(process.execPath, [join(ROOT, 'bench', 'remote-fleet.mjs'), ...size, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: MAX_BUFFER });
+  check(result.status === 0, `bench/remote-fleet.mjs failed (exit ${result.status}): ${result.stdout}`);
+  const fleet = JSON.parse(result.stdout);
+  console.log(`\nremote fleet: ${fleet.turnsPushed} turns in ${fleet.seconds} s (${fleet.turnsPerSecond} turns/s), ${fleet.lost} lost, ${fleet.corrupt} corrupt; bytes per turn: forge ${fleet.forge.bytesPerTurn}, git push ${fleet.git.bytesPerTurn}`);
+  return fleet;
+}
+
+function remoteFleetMarkdown(f) {
+  return `
+## A fleet on one git server
+
+\`bench/remote-fleet.mjs\`: ${f.workers} worker processes, each with its own clone, run ${f.turns} scripted turns each with
+\`forge run --script … --push\` in parallel against one \`git http-backend\` (basic auth), then one repository fetches
+every session and merges it into main. Checked: ${f.turnsPushed} turns on the server, ${f.lost} lost, ${f.corrupt} fsck problems,
+${f.mergesEqualToMergeTree} of ${f.workers} merge trees equal to \`git merge-tree --write-tree\`'s.
+
+| | turns | wall time | turns/s | receive-pack requests | bytes sent | bytes per turn |
+| --- | --- | --- | --- | --- | --- | --- |
+| forge run --push | ${f.turnsPushed} | ${f.seconds} s | ${f.turnsPerSecond} | ${f.forge.pushes} | ${f.forge.bytes} | ${f.forge.bytesPerTurn} |
+| git push, the same commits one turn at a time | ${f.turnsPushed} | ${f.git.seconds} s (pushes only) | | ${f.git.pushes} | ${f.git.bytes} | ${f.git.bytesPerTurn} |
+
+forge's wall time includes running the turns (the agent loop, the tools, the commits); git's is the pushes alone.
+`;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const started = Date.now();
@@ -671,6 +718,7 @@ async function main() {
     fsck(gitdir);
 
     const table = rows(cases, picks);
+    const fleet = remoteFleet(opts);
     console.log('');
     printTable(table);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -678,7 +726,12 @@ async function main() {
     if (opts.out) {
       if (opts.runs < 5) log(`warning: ${opts.runs} runs; the issue asks for medians of at least 5`);
       mkdirSync(dirname(opts.out), { recursive: true });
-      writeFileSync(opts.out, markdown({ opts, repoInfo, picks, table, m: machine(), turnDepths }));
+      // The browser figures (npm run bench:browser) and the inspector's section
+      // (bench/inspect-bench.mjs) are kept as they are.
+      const previous = existsSync(opts.out) ? readFileSync(opts.out, 'utf8') : '';
+      const browser = previous ? browserSectionOf(previous) : '';
+      const inspect = /<!-- inspect-bench:begin -->[\s\S]*<!-- inspect-bench:end -->/.exec(previous)?.[0];
+      writeFileSync(opts.out, markdown({ opts, repoInfo, picks, table, m: machine(), turnDepths }) + remoteFleetMarkdown(fleet) + (browser ? `\n${browser}` : '') + (inspect ? `\n${inspect}\n` : ''));
       log(`wrote ${relative(ROOT, opts.out)}`);
     }
   } finally {

@@ -2,19 +2,33 @@
 //  - dist/index.js: the library (ESM, dependencies left external so applications dedupe them);
 //  - dist/forge.cjs: the whole CLI in one CommonJS file (no module resolution at start-up), but
 //    for two packages loaded only when needed, from node_modules: isomorphic-git (with pako),
-//    the object store's fallback where the fs has no synchronous reads, never used on Node's fs,
-//    and the MCP SDK (with ajv), for `forge mcp` alone. Every process kept them in memory:
+//    which src/ no longer imports (the async object reader replaced it), the MCP SDK (with
+//    ajv), for `forge mcp` alone, and QuickJS (quickjs-emscripten-core and its WebAssembly
+//    variant, whose .wasm is found next to its own module), for repository tools alone. Every
+//    process kept them in memory:
 //    ~5 MiB of RSS, a third of the bundle;
+//  - dist/browser.js: `forge-engine/browser` (src/browser.ts), one minified ESM file for browsers
+//    with its dependencies inside (zod, diff, ignore, safe-regex2) and no isomorphic-git (the
+//    engine does not import it; an application imports it itself to clone or fetch);
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
 //    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
-//    loading it from the cache ~15 ms. See docs/PERFORMANCE.md.
+//    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
+//    cache directory (see cli-launcher.mjs), never in dist/ or the package;
+//  - dist/types: the library's declarations (tsc, tsconfig.build.json), what package.json's
+//    "exports" give TypeScript consumers. Relative specifiers get the `.js` / `/index.js` that
+//    node16/nodenext resolution requires in an ES module package.
+// Source maps: the library is not minified (its stack frames read as they are), so it has
+// none; the CLI's linked map stays in dist/ for debugging in a clone and is not packed
+// (2.6 MB that a CLI user never steps through).
 // Files are replaced atomically (temp + rename), so a build never leaves a half-written dist/
 // under a running process. The cache file name carries a hash of forge.cjs: V8 validates a
 // cache against the source length only, so a rebuilt bundle must never meet an old cache.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 
 const dist = 'dist';
 mkdirSync(dist, { recursive: true });
@@ -26,19 +40,85 @@ function publish(name, contents, mode) {
 }
 
 async function bundle(options) {
-  const result = await build({ ...options, bundle: true, platform: 'node', target: 'node20', write: false, sourcemap: 'linked', logLevel: 'warning' });
+  const result = await build({ bundle: true, platform: 'node', target: 'node20', write: false, logLevel: 'warning', ...options });
   return Object.fromEntries(result.outputFiles.map((f) => [f.path.split('/').pop(), f.contents]));
 }
 
-const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist, 'index.js'), packages: 'external', format: 'esm' });
-const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk'];
-const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
+const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist, 'index.js'), packages: 'external', format: 'esm', sourcemap: false });
+const browser = await bundleBrowser();
+const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
+const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
 const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
-const launcher = readFileSync('scripts/cli-launcher.mjs', 'utf8').replace('__FORGE_BUILD_ID__', buildId);
+const launcher = readFileSync('scripts/cli-launcher.mjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
 
-for (const [name, contents] of Object.entries({ ...library, ...cli })) publish(name, contents);
+for (const [name, contents] of Object.entries({ ...library, ...browser, ...cli })) publish(name, contents);
 publish('cli.js', launcher, 0o755);
+// Left by earlier builds: the code caches the launcher used to keep here, the library's map.
 for (const name of readdirSync(dist)) {
-  if (name.endsWith('.cache') && name !== `forge.${buildId}.cache`) rmSync(join(dist, name), { force: true });
+  if (name.endsWith('.cache') || name === 'index.js.map') rmSync(join(dist, name), { force: true });
+}
+
+emitDeclarations();
+
+function filesBelow(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesBelow(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+/** tsc's declarations, unless they are newer than every source (tsc costs seconds even with nothing to do). */
+function emitDeclarations() {
+  const buildInfo = join(dist, 'types.tsbuildinfo');
+  const entry = join(dist, 'types', 'index.d.ts');
+  if (!existsSync(entry)) rmSync(buildInfo, { force: true }); // else tsc believes its output is there
+  const inputs = [...filesBelow('src'), 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+  const built = existsSync(buildInfo) ? statSync(buildInfo).mtimeMs : 0;
+  if (existsSync(entry) && inputs.every((file) => statSync(file).mtimeMs <= built)) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  for (const file of filesBelow(join(dist, 'types'))) {
+    if (!file.endsWith('.d.ts')) continue;
+    const text = readFileSync(file, 'utf8');
+    const fixed = text.replace(/(from |import\()(['"])(\.{1,2}(?:\/[^'"]*)?)\2/g, (whole, lead, quote, specifier) => {
+      if (specifier.endsWith('.js')) return whole;
+      const target = join(dirname(file), specifier);
+      const resolved = existsSync(`${target}.d.ts`) ? `${specifier}.js` : existsSync(join(target, 'index.d.ts')) ? `${specifier}/index.js` : undefined;
+      if (resolved === undefined) throw new Error(`${relative('.', file)}: cannot resolve ${specifier}`);
+      return `${lead}${quote}${resolved}${quote}`;
+    });
+    if (fixed !== text) writeFileSync(file, fixed);
+  }
+  // tsc leaves the buildinfo untouched when nothing changed: touch it so the check above holds.
+  utimesSync(buildInfo, new Date(), new Date());
+}
+
+/** The browser entry: platform browser, so that a node:* import or builtin fails the build. */
+async function bundleBrowser() {
+  const result = await build({
+    entryPoints: ['src/browser.ts'],
+    outfile: join(dist, 'browser.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    // The map stays in dist/ (the bundle-content test reads its sources); the package ships browser.js alone.
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  return Object.fromEntries(result.outputFiles.map((f) => [f.path.split('/').pop(), f.contents]));
+}
+
+// The inspector's page (`forge inspect`): web/ bundled for the browser into dist/inspect/, with
+// diff2html's and highlight.js's styles put before ours in one stylesheet.
+{
+  const out = join(dist, 'inspect');
+  mkdirSync(out, { recursive: true });
+  const page = await build({ entryPoints: ['web/main.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome110', minify: true, write: false, logLevel: 'warning', legalComments: 'none' });
+  const css = ['node_modules/diff2html/bundles/css/diff2html.min.css', 'node_modules/highlight.js/styles/github.min.css', 'web/style.css'].map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const [name, contents] of Object.entries({ 'app.js': page.outputFiles[0].contents, 'app.css': css, 'index.html': readFileSync('web/index.html') })) {
+    const tmp = join(out, `.${name}.${process.pid}.tmp`);
+    writeFileSync(tmp, contents);
+    renameSync(tmp, join(out, name));
+  }
 }

@@ -1,16 +1,31 @@
 #!/usr/bin/env node
-// The `forge` executable: runs dist/forge.cjs with a V8 code cache kept beside it
-// (forge.<build id>.cache, the id being a hash of forge.cjs set by scripts/build.mjs), written
-// after the first run and whenever V8 rejects it (another Node version). A cache that cannot be
-// written (read-only install) only costs start-up time.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+// The `forge` executable: runs dist/forge.cjs with a V8 code cache, written after the first run
+// and whenever V8 rejects it (another Node version). The cache goes to the user's cache
+// directory ($XDG_CACHE_HOME/forge, else ~/.cache/forge; %LOCALAPPDATA%\forge on Windows),
+// never beside the bundle: the package directory may be read-only, shared, or about to be packed
+// (an earlier launcher's caches landed in the repository and the tarball). Its name carries
+// the build id (a hash of forge.cjs, set by scripts/build.mjs): V8 checks a cache against the
+// source length only, so a rebuilt bundle must never meet an old cache. A cache that cannot be
+// written only costs start-up time.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
+const BUILD_ID = '__FORGE_BUILD_ID__';
 const file = join(dirname(fileURLToPath(import.meta.url)), 'forge.cjs');
-const cacheFile = join(dirname(file), 'forge.__FORGE_BUILD_ID__.cache');
+
+function cacheDir() {
+  const env = process.env;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'forge');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'forge');
+  return join(homedir(), '.cache', 'forge');
+}
+
+const dir = cacheDir();
+const cacheFile = join(dir, `forge.${BUILD_ID}.cache`);
 let cachedData;
 try {
   cachedData = readFileSync(cacheFile);
@@ -22,9 +37,14 @@ const script = new vm.Script(wrapper, { filename: file, cachedData });
 if (cachedData === undefined || script.cachedDataRejected) {
   process.once('exit', () => {
     try {
+      mkdirSync(dir, { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
       writeFileSync(tmp, script.createCachedData());
       renameSync(tmp, cacheFile);
+      // Caches of other builds (each rebuild has a new id) would pile up: keep this one.
+      for (const name of readdirSync(dir)) {
+        if (/^forge\.[0-9a-f]+\.cache$/.test(name) && join(dir, name) !== cacheFile) rmSync(join(dir, name), { force: true });
+      }
     } catch {
       // Best effort: the next run compiles again.
     }

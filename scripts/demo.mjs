@@ -69,3 +69,4 @@ try {
   else rmSync(root, { recursive: true, force: true });
 }
 process.exitCode = failed ? 1 : 0;
+console.log(keep ? `\n# review the sessions in a browser\nnode ${forgeBin} inspect --repo ${repoDir} --open` : `\n# to review the sessions in a browser: npm run demo -- --keep, then the printed command:\n# node ${forgeBin} inspect --repo <the kept repository> --open`);

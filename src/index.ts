@@ -1,147 +1,44 @@
 /**
- * Forge's public API: explicit named exports, layer by layer.
- * Node users pass `nodePlatform` (native zlib and sha1, fast pack reads) to Repository.open;
- * without it the portable WebCrypto/CompressionStream platform is used.
+ * Forge's public API on Node: everything of the browser entry (src/browser.ts, the same layers
+ * with the portable platform), plus what needs Node: the native platform (zlib, sha1, fast pack
+ * reads), the working-tree adapter, run_command, repository tools (QuickJS, loaded from
+ * node_modules), and remotes (their pack reader needs zlib's consumed-byte counts).
+ * Node users pass `nodePlatform` to Repository.open.
  */
-export { ForgeError, isForgeError, toForgeError, ERROR_CODES, type ErrorCode, type ErrorKind, type ForgeErrorOptions } from './errors';
-
-export {
-  applySnippetEdit,
-  applyLineEdit,
-  applyPatches,
-  applySearchReplace,
-  parseSearchReplaceBlocks,
-  analyzeNewlines,
-  canonicalize,
-  unifiedDiff,
-  diffStat,
-  type NewlineKind,
-  type PatchOp,
-  type PatchResult,
-  type SnippetEditResult,
-  type LineEditResult,
-} from './text';
-
-export {
-  Repository,
-  DEFAULT_IDENTITY,
-  ZERO_OID,
-  EMPTY_TREE_OID,
-  buildTree,
-  diffTrees,
-  portablePlatform,
-  type OpenRepositoryOptions,
-  type GitFs,
-  type GitPlatform,
-  type Commit,
-  type Signature,
-  type TreeEntry,
-  type FileChange,
-  type TreeChangeEntry,
-} from './git';
+export * from './browser';
 export { nodePlatform } from './git/node/platform';
-
-export {
-  CommitVfs,
-  WorkInProgressVfs,
-  FsJournal,
-  NullJournal,
-  materialize,
-  type Vfs,
-  type WritableVfs,
-  type VfsEntry,
-  type VfsStat,
-  type PendingChange,
-  type FileMode,
-  type Journal,
-} from './vfs';
-
-export {
-  SessionStore,
-  Session,
-  SessionStateSchema,
-  filePatches,
-  sessionBranch,
-  sessionRef,
-  type SessionState,
-  type SessionMode,
-  type SessionSummary,
-  type TurnInfo,
-  type TurnCommit,
-  type HistoricalSession,
-  type CreateSessionOptions,
-  type ResumeOptions,
-  type CommitTurnOptions,
-  type FilePatch,
-} from './session';
-
-export {
-  mergeSession,
-  mergeBranches,
-  planMerge,
-  applyMerge,
-  rebaseSession,
-  sessionDiff,
-  mergeTrees,
-  writeMergedTree,
-  mergeLines,
-  mergeBases,
-  type MergeOptions,
-  type MergePlan,
-  type MergeResult,
-  type MergeStatus,
-  type MergeConflict,
-  type ConflictKind,
-  type ConflictHunk,
-  type RebaseOptions,
-  type RebaseResult,
-  type SessionDiff,
-  type WorktreeSync,
-} from './branches';
 export { nodeWorktreeSync } from './branches/node/worktree-sync';
-
-export {
-  ToolRegistry,
-  createToolRegistry,
-  createToolContext,
-  exportToolSchemas,
-  allowAll,
-  allowList,
-  allowReadOnly,
-  denyAll,
-  BUILTIN_TOOLS,
-  type ToolResult,
-  type ToolContext,
-  type ToolsConfig,
-  type ApprovalPolicy,
-  type AnyToolDefinition,
-} from './tools';
-
-export { SessionToolRunner, type ToolCallInput, type ToolCallOptions } from './agent/tool-calls';
-export {
-  Agent,
-  DEFAULT_LIMITS,
-  runTurns,
-  planScript,
-  planTask,
-  buildContext,
-  SummaryCache,
-  ModelSummarizer,
-  deterministicSummarizer,
-  createProvider,
-  OpenAiProvider,
-  AnthropicProvider,
-  ScriptedProvider,
-  parseScript,
-  type AgentOptions,
-  type AgentLimits,
-  type AgentEvent,
-  type TurnOutcome,
-  type Provider,
-  type ChatRequest,
-  type ChatResponse,
-  type ChatMessage,
-  type Usage,
-  type Script,
-} from './agent';
 export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';
+export {
+  QuickJsSandbox,
+  RepoTools,
+  registryWithRepoTools,
+  approveRepoTool,
+  listTools,
+  diffTool,
+  DEFAULT_REPO_TOOL_LIMITS,
+  APPROVALS_PATH,
+  type WasmSandbox,
+  type RepoToolLimits,
+  type RepoToolStatus,
+} from './tools/repo';
+export {
+  pushSessions,
+  fetchSessions,
+  pullSession,
+  remoteSessionStatus,
+  resolveFetchedSession,
+  parseRemoteUrl,
+  redactUrl,
+  TOKEN_ENV,
+  type PushOptions,
+  type PushResult,
+  type FetchOptions,
+  type FetchResult,
+  type PullOptions,
+  type PullResult,
+  type RemoteSessionStatus,
+  type CredentialHelper,
+} from './remote';
+export { nodeStreamInflater } from './remote/node/stream-inflater';
+export { gitCredentialHelper } from './remote/node/git-credential';

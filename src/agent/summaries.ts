@@ -8,7 +8,7 @@
  * once and appended to, through the repository's fs (no node:*): `{"oid", "size", "summary"}`
  * per line; a torn last line is ignored.
  */
-import { errnoCode, joinPath, type GitFs } from '../git';
+import { errnoCode, joinPath, mkdirp, type GitFs } from '../git';
 import { NO_TOOLS, type Provider } from './providers/types';
 
 export interface FileToSummarize {
@@ -289,7 +289,7 @@ export class SummaryCache {
     this.unsaved.length = 0;
     this.tornTail = false;
     const { promises } = this.options.fs;
-    await promises.mkdir(joinPath(this.options.gitdir, 'forge', 'summaries'), { recursive: true });
+    await mkdirp(this.options.fs, joinPath(this.options.gitdir, 'forge', 'summaries'));
     if (promises.appendFile) {
       await promises.appendFile(this.file, lines);
     } else {

@@ -46,7 +46,17 @@ export class SessionToolRunner {
     const id = input.id ?? `call_${this.session.currentTurn}_${++this.counter}`;
     const args = input.args ?? {};
     const undoBefore = this.session.state.undo;
-    const result = await this.registry.call(this.context, input.tool, args);
+    // The call's file changes and its record are journaled as one line (all or nothing).
+    this.session.vfs.beginBatch();
+    try {
+      return await this.callInBatch(id, input.tool, args, undoBefore);
+    } finally {
+      await this.session.vfs.endBatch();
+    }
+  }
+
+  private async callInBatch(id: string, tool: string, args: unknown, undoBefore: Session['state']['undo']): Promise<ToolResult> {
+    const result = await this.registry.call(this.context, tool, args);
     const recordsUndo = this.registry.get(result.tool)?.recordsUndo !== false;
     if (result.ok && result.changes.length > 0 && recordsUndo) {
       this.session.state.undo = { tool: result.tool, turn: this.session.currentTurn, summary: summarize(result.tool, result.changes.map((c) => c.path)), files: result.changes };
@@ -57,8 +67,8 @@ export class SessionToolRunner {
     }
     await this.session.recordToolCall(
       result.ok
-        ? { id, tool: result.tool, args, ok: true, output: result.output }
-        : { id, tool: result.tool, args, ok: false, error: { code: result.error.code, message: result.error.message } },
+        ? { id, tool: result.tool, args: boundForRecord(args), ok: true, output: boundForRecord(result.output) }
+        : { id, tool: result.tool, args: boundForRecord(args), ok: false, error: { code: result.error.code, message: result.error.message } },
     );
     return result;
   }
@@ -74,4 +84,26 @@ export class SessionToolRunner {
 function summarize(tool: string, paths: string[]): string {
   const shown = paths.slice(0, 3).join(', ');
   return `${tool} ${shown}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
+}
+
+/**
+ * What the session state keeps of a call's arguments and output: long strings (a file's content
+ * in write_file, a read_file result) are cut to their start and their length. The bytes are in the
+ * object store and the journal names them; keeping them again in every record made the state,
+ * the per-turn state write and a long-running server's memory grow with everything ever written.
+ */
+export const RECORDED_STRING_LIMIT = 4096;
+const RECORDED_STRING_HEAD = 512;
+
+export function boundForRecord(value: unknown, limit = RECORDED_STRING_LIMIT): unknown {
+  if (typeof value === 'string') {
+    return value.length <= limit ? value : `${value.slice(0, RECORDED_STRING_HEAD)}… [${value.length - RECORDED_STRING_HEAD} more characters not kept in the session record]`;
+  }
+  if (Array.isArray(value)) return value.map((item) => boundForRecord(item, limit));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = boundForRecord(item, limit);
+    return out;
+  }
+  return value;
 }

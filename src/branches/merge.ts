@@ -9,7 +9,7 @@
  */
 import { ForgeError } from '../errors';
 import { ZERO_OID, type Repository, type Signature, type TreeEntry } from '../git';
-import { SESSION_DIR, sessionRef, validateSessionId } from '../session';
+import { SESSION_DIR, SESSION_REF_PREFIX, sessionRef, validateSessionId } from '../session';
 import { mergeBases, repositoryGraph } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
 import { mergeTrees, writeMergedTree } from './tree-merge';
@@ -29,7 +29,9 @@ export interface MergeOptions {
   message?: string;
   /**
    * Leave out of the result the `.forge/sessions/` files the source brings (the target keeps its
-   * own). Default false: a merge into main keeps them, as the record of how the code came to be.
+   * own); a fast-forward that would bring them becomes a merge commit. Default: true into a
+   * branch that is not a session's (users do not want transcripts in main; the conversation stays
+   * reachable through the merge commit's second parent), false into a session branch.
    */
   dropSessionFiles?: boolean;
   /** On a conflict, write a commit holding git-style conflict markers to this NEW branch. */
@@ -128,9 +130,10 @@ export async function planMerge(repo: Repository, source: MergeSide, target: Mer
   if (base === source.oid) return { kind: 'up-to-date', source, target };
   const [baseTree, oursTree, theirsTree] = await Promise.all([base, target.oid, source.oid].map(async (oid) => (await repo.readCommit(oid)).tree));
   const labels: MergeLabels = { ours: target.label, theirs: source.label };
+  const dropSessionFiles = options.dropSessionFiles ?? !target.ref.startsWith(SESSION_REF_PREFIX);
   if (base === target.oid) {
     let root: MergedNode | null = { kind: 'entry', entry: { mode: '040000', oid: theirsTree! } };
-    if (options.dropSessionFiles) root = await keepTargetSessionFiles(repo, root, oursTree!);
+    if (dropSessionFiles) root = await keepTargetSessionFiles(repo, root, oursTree!);
     const plain = root !== null && root.kind === 'entry' && root.entry.oid === theirsTree;
     if (plain && !options.noFf) return { kind: 'fast-forward', source, target, base, tree: theirsTree! };
     return { kind: 'merge', source, target, base, root, fastForwardable: true };
@@ -143,7 +146,7 @@ export async function planMerge(repo: Repository, source: MergeSide, target: Mer
     conflicts = [...conflicts, ...hazards.filter((h) => !seen.has(h.path))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
   let root = merged.root;
-  if (options.dropSessionFiles) {
+  if (dropSessionFiles) {
     root = await keepTargetSessionFiles(repo, root, oursTree!);
     conflicts = conflicts.filter((c) => !c.path.startsWith(`${SESSION_DIR}/`));
   }
@@ -164,7 +167,7 @@ export async function applyMerge(repo: Repository, plan: MergePlan, options: Mer
   if (plan.kind !== 'up-to-date') result.base = plan.base;
   const when = now();
   const author = await repo.identity(options.author, when);
-  const committer = await repo.identity(options.committer ?? options.author, when);
+  const committer = await repo.identity(options.committer ?? options.author, when, 'committer');
   const move = async (newOid: string, tree: string, reflog: string) => {
     if (dryRun) return;
     const branch = update ?? (await BranchUpdate.prepare(repo, plan.target.ref, plan.target.oid, options.worktree));

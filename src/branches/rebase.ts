@@ -96,7 +96,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
   const update = await BranchUpdate.prepare(repo, ref, head, options.worktree);
   try {
     const when = now();
-    const committer = await repo.identity(options.committer, when);
+    const committer = await repo.identity(options.committer, when, 'committer');
     const statePath = sessionStatePath(id);
     const newBase = { ref: ontoName, commit: onto };
     let parent = onto;

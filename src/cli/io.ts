@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ForgeError, toForgeError, type ErrorKind } from '../errors';
+import { cliGlobals } from './globals';
 
 export interface CommonOptions {
   repo?: string;
@@ -12,8 +13,19 @@ export interface CommonOptions {
 
 export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4 };
 
-export function emit(options: CommonOptions, value: unknown, text: () => string): void {
+/**
+ * `forge turn` / `forge run`: the turn was committed, but some of its tool calls failed (the
+ * model, or the calls file, gets their errors; a script should not take it for a clean run).
+ */
+export const EXIT_TOOL_CALLS_FAILED = 5;
+
+/**
+ * What a command prints: with --json the document; otherwise its text, unless the text only
+ * reports what was done (`report`) and --quiet asks for silence.
+ */
+export function emit(options: CommonOptions, value: unknown, text: () => string, kind: 'result' | 'report' = 'result'): void {
   if (options.json) process.stdout.write(JSON.stringify(value) + '\n');
+  else if (kind === 'report' && cliGlobals.quiet) return;
   else {
     const out = text();
     if (out !== '') process.stdout.write(out.endsWith('\n') ? out : out + '\n');
@@ -39,8 +51,14 @@ export function reportError(error: unknown, json: boolean): number {
   return EXIT_CODES[forgeError.kind];
 }
 
-export async function readInput(source: string): Promise<string> {
-  if (source !== '-') return readFile(source, 'utf8');
+/** A file an option names (or - for standard input); a missing or unreadable one is the user's error. */
+export async function readInput(source: string, flag = 'input'): Promise<string> {
+  if (source !== '-') {
+    return readFile(source, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      const why = error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'it is a directory' : (error.code ?? error.message);
+      throw new ForgeError('INVALID_ARGUMENT', `Cannot read ${flag} ${source}: ${why}.`, { hint: `${flag} takes a file path, or - for standard input.` });
+    });
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

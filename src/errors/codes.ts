@@ -9,6 +9,9 @@ import { UNDO_CODES } from './codes/undo';
 import { BRANCHES_CODES } from './codes/branches';
 import { AGENT_CODES } from './codes/agent';
 import { MCP_CODES } from './codes/mcp';
+import { REPO_TOOL_CODES } from './codes/repo-tools';
+import { REMOTE_CODES } from './codes/remote';
+import { INSPECT_CODES } from './codes/inspect';
 
 export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'internal';
 
@@ -17,6 +20,6 @@ interface CodeInfo {
   readonly summary: string;
 }
 
-export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES, ...UNDO_CODES, ...BRANCHES_CODES, ...AGENT_CODES, ...MCP_CODES } satisfies Record<string, CodeInfo>;
+export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES, ...UNDO_CODES, ...BRANCHES_CODES, ...AGENT_CODES, ...MCP_CODES, ...REPO_TOOL_CODES, ...REMOTE_CODES, ...INSPECT_CODES } satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -48,5 +48,21 @@ export function isForgeError(value: unknown, code?: ErrorCode): value is ForgeEr
 export function toForgeError(error: unknown, fallbackCode: ErrorCode = 'INTERNAL'): ForgeError {
   if (error instanceof ForgeError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  const errno = errnoCodeOf(error);
+  const code = errno === undefined ? undefined : ERRNO_CODES[errno];
+  if (code !== undefined) return new ForgeError(code, message, { cause: error, data: { errno }, hint: ERRNO_HINTS[code] });
   return new ForgeError(fallbackCode, message, { cause: error });
+}
+
+/** File-system conditions a user can act on get their own codes, whatever layer met them. */
+const ERRNO_CODES: Record<string, ErrorCode> = { ENOSPC: 'DISK_FULL', EDQUOT: 'DISK_FULL', EROFS: 'READ_ONLY_FS', EACCES: 'PERMISSION_DENIED', EPERM: 'PERMISSION_DENIED' };
+const ERRNO_HINTS: Partial<Record<ErrorCode, string>> = {
+  DISK_FULL: 'Free space on the disk that holds the repository, then retry: pending changes already acknowledged are kept in the journal.',
+  READ_ONLY_FS: 'The repository can be read but not written here; run forge where the repository is writable.',
+  PERMISSION_DENIED: 'Check the ownership and permissions of the repository\'s .git directory.',
+};
+
+function errnoCodeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
 }

@@ -14,11 +14,20 @@ export interface FsStat {
   mtimeMs?: number;
 }
 
+/** What the engine passes to writeFile: a file mode, and `wx` for exclusive creation (locks). */
+export interface WriteOptions {
+  mode?: number;
+  flag?: string;
+}
+
 export interface FsPromises {
   readFile(path: string): Promise<Uint8Array>;
   readFile(path: string, encoding: 'utf8'): Promise<string>;
-  writeFile(path: string, data: Uint8Array | string, options?: { mode?: number; flag?: string } | string): Promise<void>;
-  mkdir(path: string, options?: { recursive?: boolean }): Promise<unknown>;
+  // `| {}`: lightning-fs types its options with a required `mode`, node's fs rejects a bare
+  // string there; `{}` is what all of them accept, the first member what the engine passes.
+  writeFile(path: string, data: Uint8Array | string, options?: WriteOptions | {}): Promise<void>;
+  // `mode`: lightning-fs's options type requires it (and has no `recursive`).
+  mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<unknown>;
   readdir(path: string): Promise<string[]>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
@@ -29,6 +38,7 @@ export interface FsPromises {
   symlink(target: string, path: string): Promise<void>;
   chmod?(path: string, mode: number): Promise<void>;
   appendFile?(path: string, data: Uint8Array | string): Promise<void>;
+  truncate?(path: string, length: number): Promise<void>;
 }
 
 /** Synchronous calls used by the fast paths (node's fs and memfs both have them). */
@@ -46,6 +56,11 @@ export interface FsSync {
   chmodSync(path: string, mode: number): void;
   unlinkSync(path: string): void;
   appendFileSync(path: string, data: string | Uint8Array): void;
+  /** Optional: git's freshen (touch an existing object); without it, existence is checked. */
+  utimesSync?(path: string, atime: number, mtime: number): void;
+  /** Optional: cutting a torn journal append back; without it, the journal is rewritten whole. */
+  truncateSync?(path: string, length: number): void;
+  statSync?(path: string): FsStat;
 }
 
 /** Sync forms the promise API can also be served by, where the fs has them (node's fs and memfs do). */
@@ -59,6 +74,32 @@ interface ExtraSync {
 
 export interface GitFs extends Partial<FsSync> {
   promises: FsPromises;
+}
+
+/**
+ * What callers may pass for a GitFs: node's fs, memfs or lightning-fs as their own type
+ * declarations describe them. memfs types readdir's and readFile's results by their options
+ * (names or Dirents, strings or Buffers); called as the engine calls them (no encoding for
+ * readdir, none or 'utf8' for readFile) they return what GitFs says, so asGitFs only narrows
+ * the declared types.
+ */
+export interface GitFsInput extends Omit<Partial<FsSync>, 'readdirSync' | 'readFileSync'> {
+  promises: Omit<FsPromises, 'readdir' | 'readFile' | 'readlink' | 'stat' | 'lstat'> & {
+    readdir(path: string): Promise<unknown[]>;
+    readlink(path: string): Promise<unknown>;
+    readFile(path: string, encoding?: 'utf8'): Promise<unknown>;
+    // memfs's stats may hold bigints (with the bigint option, which the engine never passes).
+    stat(path: string): Promise<FsStatInput>;
+    lstat(path: string): Promise<FsStatInput>;
+  };
+  readdirSync?(path: string): unknown[];
+  readFileSync?(path: string): unknown;
+}
+
+type FsStatInput = Omit<FsStat, 'size' | 'mode' | 'mtimeMs'> & { size: number | bigint; mode: number | bigint; mtimeMs?: number | bigint };
+
+export function asGitFs(fs: GitFsInput): GitFs {
+  return fs as GitFs;
 }
 
 /** The calls of FsSync, by name: what the fast paths need, and what withSyncPromises passes on. */
@@ -77,6 +118,9 @@ const SYNC_CALLS = [
   'unlinkSync',
   'appendFileSync',
 ] as const satisfies ReadonlyArray<keyof FsSync>;
+
+/** Sync calls used where the fs has them, passed on by withSyncPromises too. */
+const OPTIONAL_SYNC_CALLS = ['utimesSync', 'truncateSync', 'statSync'] as const;
 
 export function hasSyncApi(fs: GitFs): fs is GitFs & FsSync {
   return SYNC_CALLS.every((name) => typeof fs[name] === 'function');
@@ -110,6 +154,7 @@ export function withSyncPromises(fs: GitFs): GitFs {
     unlink: async (path) => fs.unlinkSync(path),
     chmod: async (path, mode) => fs.chmodSync(path, mode),
     appendFile: async (path, data) => fs.appendFileSync(path, data),
+    ...(fs.truncateSync ? { truncate: async (path: string, length: number) => fs.truncateSync!(path, length) } : p.truncate ? { truncate: (path: string, length: number) => p.truncate!(path, length) } : {}),
     rmdir: extra.rmdirSync ? async (path, options) => extra.rmdirSync!(path, options) : (path, options) => p.rmdir(path, options),
     stat: extra.statSync ? async (path) => extra.statSync!(path) : (path) => p.stat(path),
     lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p.lstat(path),
@@ -118,7 +163,8 @@ export function withSyncPromises(fs: GitFs): GitFs {
   };
   // Bound: memfs's calls are methods of its volume.
   const calls = Object.fromEntries(SYNC_CALLS.map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)])) as unknown as FsSync;
-  return { ...calls, promises };
+  const optional = Object.fromEntries(OPTIONAL_SYNC_CALLS.filter((name) => typeof fs[name] === 'function').map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)]));
+  return { ...calls, ...optional, promises };
 }
 
 /** The errno code of a filesystem error, whatever fs produced it. */

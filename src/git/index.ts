@@ -1,6 +1,7 @@
-export { Repository, DEFAULT_IDENTITY, type OpenRepositoryOptions } from './repository';
+export { Repository, DEFAULT_IDENTITY, type OpenRepositoryOptions, type IdentitySources, type IdentityRole, type Person } from './repository';
 export { ObjectStore, type RawObject } from './object-store';
 export { RefStore, ZERO_OID, type RefUpdate, type RefValue } from './refs';
+export { gitdirsWithCheckout } from './checkouts';
 export { refNameProblem, isValidRefName } from './ref-name';
 export { buildTree, EMPTY_TREE_OID, type FileChange, type TreeIo } from './tree-builder';
 export {
@@ -18,7 +19,8 @@ export {
   type ObjectType,
 } from './object-codec';
 export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
-export { portablePlatform, toHex, fromHex, isUtf8, type ByteText, type GitPlatform, type SyncPlatform } from './platform';
-export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, type GitFs, type FsPromises, type FsSync } from './fs';
+export { portablePlatform, toHex, fromHex, isUtf8, type ByteText, type GitPlatform, type ProcessInfo, type SyncPlatform } from './platform';
+export { mkdirp, createExclusive } from './fs-capabilities';
+export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, asGitFs, type GitFs, type GitFsInput, type FsPromises, type FsSync } from './fs';
 export { listTreeFiles, FILE_MODES, type TreeFiles, type TreeBytesReader } from './tree-files';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';

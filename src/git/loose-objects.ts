@@ -3,9 +3,12 @@
  * Which fan-out directories and files exist is listed once and kept (git's loose object cache),
  * so a lookup that misses costs a set lookup instead of a failed open; `invalidate()` drops the
  * listing when another process may have written since (the store retries a miss once).
- * Writes are crash-safe: deflate into `xx/tmp_obj_*` (the name git's gc cleans up), then rename.
+ * Writes are crash-safe: deflate into `objects/tmp_obj_forge_*` (a name git's prune also cleans
+ * up), then rename into `xx/`. The temporary file sits beside the fan-out directories, so one
+ * listing of `objects/` finds a killed writer's leftovers, and a fan-out directory removed by
+ * `git gc` since it was listed costs a retry, not a failed write.
  */
-import { ForgeError, toForgeError } from '../errors';
+import { ForgeError, isForgeError, toForgeError } from '../errors';
 import { errnoCode, joinPath, type FsSync } from './fs';
 import { unframeObject } from './object-codec';
 import type { RawObject } from './pack-reader';
@@ -13,9 +16,24 @@ import type { SyncPlatform } from './platform';
 
 let tmpCounter = 0;
 
+/** Our temporary objects: git's prefix (its prune removes old ones too), then ours. */
+export const TEMP_OBJECT_PREFIX = 'tmp_obj_forge_';
+/** git's own grace period for unreachable and temporary objects (gc.pruneExpire's default). */
+export const TEMP_OBJECT_GRACE_MS = 14 * 24 * 3600 * 1000;
+
 export function tempObjectName(): string {
-  return `tmp_obj_${Date.now().toString(36)}${(tmpCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  return `${TEMP_OBJECT_PREFIX}${Date.now().toString(36)}${(tmpCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/** An object write that failed: the file system's condition keeps its own code (DISK_FULL, READ_ONLY_FS, ...). */
+export function objectWriteError(oid: string, error: unknown): ForgeError {
+  const mapped = toForgeError(error);
+  if (isForgeError(error) || mapped.code !== 'INTERNAL') return new ForgeError(mapped.code, `Could not write object ${oid}: ${mapped.message}`, { cause: error, data: { ...mapped.data, oid }, ...(mapped.hint ? { hint: mapped.hint } : {}) });
+  return new ForgeError('INTERNAL', `Could not write object ${oid}: ${mapped.message}`, { cause: error, data: { oid } });
+}
+
+/** How many times a write is retried when git's gc removed a directory or file under it. */
+const WRITE_ATTEMPTS = 3;
 
 export class LooseObjects {
   private subdirs: Set<string> | null = null;
@@ -62,27 +80,63 @@ export class LooseObjects {
     return unframeObject(inflated, oid);
   }
 
-  /** Writes the (already deflated) object under its final name through a temporary file. */
+  /**
+   * Writes the (already deflated) object under its final name through a temporary file. A
+   * fan-out directory (or our temporary file) removed by a concurrent `git gc`/`prune` since
+   * it was listed is an ENOENT: forget the listing, create the directory, and try again.
+   */
   write(oid: string, compressed: Uint8Array): void {
     const fan = oid.slice(0, 2);
     const dir = joinPath(this.path, fan);
-    const tmp = joinPath(dir, tempObjectName());
-    try {
-      if (!this.listSubdirs().has(fan)) {
-        this.fs.mkdirSync(dir, { recursive: true });
-        this.listSubdirs().add(fan);
-      }
-      this.writeReadOnly(tmp, compressed);
-      this.fs.renameSync(tmp, joinPath(dir, oid.slice(2)));
-    } catch (error) {
+    for (let attempt = 1; ; attempt++) {
+      const tmp = joinPath(this.path, tempObjectName());
       try {
-        this.fs.unlinkSync(tmp);
-      } catch {
-        // The temporary file was never created.
+        this.writeReadOnly(tmp, compressed);
+        if (!this.listSubdirs().has(fan)) this.makeFanout(fan, dir);
+        this.fs.renameSync(tmp, joinPath(dir, oid.slice(2)));
+        break;
+      } catch (error) {
+        try {
+          this.fs.unlinkSync(tmp);
+        } catch {
+          // The temporary file was never created, or is gone already.
+        }
+        if (errnoCode(error) !== 'ENOENT' || attempt >= WRITE_ATTEMPTS) throw objectWriteError(oid, error);
+        this.invalidate();
       }
-      throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
     }
     this.names.get(fan)?.add(oid.slice(2));
+  }
+
+  /**
+   * git's freshen: whether the object is here, touching it so that a `git gc` with the default
+   * grace period does not prune it while we rely on it. A listing may be stale (gc pruned or
+   * packed the file since): the file itself answers.
+   */
+  freshen(oid: string): boolean {
+    const fan = oid.slice(0, 2);
+    if (!this.listSubdirs().has(fan)) return false;
+    const path = joinPath(this.path, fan, oid.slice(2));
+    if (this.fs.utimesSync) {
+      const now = Date.now() / 1000;
+      try {
+        this.fs.utimesSync(path, now, now);
+        return true;
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === 'ENOENT' || code === 'ENOTDIR') {
+          this.names.get(fan)?.delete(oid.slice(2));
+          return false;
+        }
+        // Not ours to touch (another user's file, a read-only alternate): present is enough.
+      }
+    }
+    return this.fs.existsSync(path);
+  }
+
+  private makeFanout(fan: string, dir: string): void {
+    this.fs.mkdirSync(dir, { recursive: true });
+    this.listSubdirs().add(fan);
   }
 
   /**
@@ -117,8 +171,30 @@ export class LooseObjects {
   }
 
   private listSubdirs(): Set<string> {
-    this.subdirs ??= new Set(this.readdir(this.path).filter((name) => /^[0-9a-f]{2}$/.test(name)));
+    if (this.subdirs === null) {
+      const names = this.readdir(this.path);
+      this.subdirs = new Set(names.filter((name) => /^[0-9a-f]{2}$/.test(name)));
+      this.removeStaleTemporaries(names);
+    }
     return this.subdirs;
+  }
+
+  /**
+   * A killed writer leaves its temporary file behind: remove ours once they are older than git's
+   * own grace period (a live writer's file is seconds old). Found in the listing made anyway.
+   */
+  private removeStaleTemporaries(names: string[]): void {
+    const cutoff = Date.now() - TEMP_OBJECT_GRACE_MS;
+    for (const name of names) {
+      if (!name.startsWith(TEMP_OBJECT_PREFIX)) continue;
+      const path = joinPath(this.path, name);
+      try {
+        const mtime = this.fs.statSync?.(path).mtimeMs;
+        if (mtime !== undefined && mtime < cutoff) this.fs.unlinkSync(path);
+      } catch {
+        // Gone already, or not ours to remove: git's prune will see to it.
+      }
+    }
   }
 
   private namesIn(fan: string): Set<string> {

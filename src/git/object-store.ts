@@ -2,12 +2,15 @@
  * The object database: loose objects and packs (and alternates) under `objects/`.
  * With synchronous random access and zlib (node's fs or memfs with the Node platform), reads go
  * through our own pack reader and loose-object cache, and writes are synchronous; otherwise
- * (a browser) reads go through isomorphic-git and writes through the promise API. Writes are
+ * (a browser) reads go through the async reader (async-objects.ts: packs by offset, loose
+ * objects, async inflate, no Buffer) and writes through the promise API. Writes are
  * crash-safe either way: a temporary file in the object's directory, then a rename.
  */
 import { ForgeError, toForgeError } from '../errors';
 import { errnoCode, hasSyncApi, joinPath, type FsSync, type GitFs } from './fs';
-import { LooseObjects, tempObjectName } from './loose-objects';
+import { AsyncObjects } from './async-objects';
+import { mkdirp } from './fs-capabilities';
+import { LooseObjects, objectWriteError, tempObjectName } from './loose-objects';
 import { frameObject, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
@@ -26,8 +29,8 @@ export class ObjectStore {
   private readonly syncFs: (GitFs & FsSync) | null;
   private readonly zlib: SyncPlatform | null;
   private readonly baseCache: DeltaBaseCache = createDeltaBaseCache();
-  /** isomorphic-git's cache object, reused by every fallback call (its pack cache lives there). */
-  private readonly isoCache: object = {};
+  /** Reads where the fs has no synchronous calls or the platform no sync zlib (a browser). */
+  private readonly asyncObjects: AsyncObjects | null;
 
   constructor(
     private readonly fs: GitFs,
@@ -42,9 +45,10 @@ export class ObjectStore {
       loose: this.syncFs ? new LooseObjects(this.syncFs, path, this.zlib!) : null,
       packs: null,
     }));
+    this.asyncObjects = this.syncFs ? null : new AsyncObjects(fs, this.dirs.map((d) => d.path), platform, this.baseCache);
   }
 
-  /** Whether reads use the positional pack reader (false: the isomorphic-git fallback). */
+  /** Whether reads use the synchronous positional pack reader (false: the async reader). */
   get fastPath(): boolean {
     return this.syncFs !== null;
   }
@@ -67,7 +71,7 @@ export class ObjectStore {
   }
 
   private readNow(oid: string): RawObject | Promise<RawObject> {
-    if (!this.syncFs) return this.readViaIsomorphicGit(oid);
+    if (!this.syncFs) return this.readAsync(oid);
     const found = this.readSync(oid);
     if (found) return found;
     throw notFound(oid);
@@ -75,21 +79,19 @@ export class ObjectStore {
 
   async has(oid: string): Promise<boolean> {
     if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
-    try {
-      await this.readViaIsomorphicGit(oid);
-      return true;
-    } catch (error) {
-      if (error instanceof ForgeError && error.code === 'OBJECT_NOT_FOUND') return false;
-      throw error;
-    }
+    return this.asyncObjects!.has(oid);
   }
 
-  /** Writes an object (if absent) and returns its oid. */
+  /**
+   * Writes an object (if absent) and returns its oid. As git does, an object that is already
+   * there is freshened instead (its file touched), and one that a `git gc` removed since we
+   * listed it is written again: a cached listing never stands in for the file.
+   */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const framed = frameObject(type, content);
     if (this.syncFs) {
       const oid = this.zlib!.sha1Hex(framed);
-      if (!this.hasSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
+      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
       return oid;
     }
     const oid = await this.platform.sha1Hex(framed);
@@ -97,16 +99,57 @@ export class ObjectStore {
     return oid;
   }
 
+  /**
+   * Whether the object is in the repository now, asked of the files themselves (not of a
+   * listing that a concurrent gc may have made stale), touching it as git's freshen does.
+   * The turn commit asks this of every object it publishes that it did not just write.
+   */
+  async freshen(oid: string): Promise<boolean> {
+    if (!this.syncFs) return this.has(oid);
+    if (this.freshenSync(oid)) return true;
+    // A gc may have packed it into a pack we have not listed yet: list again, once.
+    this.refresh();
+    return this.freshenSync(oid, true);
+  }
+
+  private freshenSync(oid: string, retried = false): boolean {
+    const raw = this.oidBytes(oid);
+    for (const dir of this.dirs) {
+      for (const pack of this.packsOf(dir)) {
+        if (pack.index.find(raw) < 0) continue;
+        if (this.touchPack(pack.packPath)) return true;
+        // The pack is gone (git repacked since we listed it): list again, once.
+        if (retried) return false;
+        this.refresh();
+        return this.freshenSync(oid, true);
+      }
+    }
+    for (const dir of this.dirs) if (dir.loose!.freshen(oid)) return true;
+    return false;
+  }
+
+  private touchPack(path: string): boolean {
+    const fs = this.syncFs!;
+    try {
+      if (fs.utimesSync) {
+        const now = Date.now() / 1000;
+        fs.utimesSync(path, now, now);
+        return true;
+      }
+      return fs.existsSync(path);
+    } catch (error) {
+      const code = errnoCode(error);
+      return code !== 'ENOENT' && code !== 'ENOTDIR' && fs.existsSync(path);
+    }
+  }
+
   /** Full oids that start with an abbreviation (at most `limit`). */
   async findByPrefix(prefix: string, limit = 2): Promise<string[]> {
     if (!this.syncFs) {
-      const git = await import('isomorphic-git');
-      try {
-        return [await git.expandOid({ fs: this.fs as never, gitdir: this.gitdir, oid: prefix, cache: this.isoCache })];
-      } catch (error) {
-        if ((error as { code?: string }).code === 'AmbiguousError') return [`${prefix}?`, `${prefix}??`];
-        return [];
-      }
+      const found = await this.asyncObjects!.findByPrefix(prefix, limit);
+      if (found.length > 0) return found;
+      this.asyncObjects!.refresh();
+      return this.asyncObjects!.findByPrefix(prefix, limit);
     }
     const find = () => {
       const found = new Set<string>();
@@ -125,6 +168,7 @@ export class ObjectStore {
 
   close(): void {
     for (const dir of this.dirs) for (const pack of dir.packs ?? []) pack.close();
+    this.asyncObjects?.refresh();
     this.baseCache.clear();
   }
 
@@ -201,29 +245,23 @@ export class ObjectStore {
 
   private async writeAsync(oid: string, compressed: Uint8Array): Promise<void> {
     const dir = joinPath(this.dirs[0]!.path, oid.slice(0, 2));
-    const tmp = joinPath(dir, tempObjectName());
+    // Beside the fan-out directories, as the sync path does (see loose-objects.ts).
+    const tmp = joinPath(this.dirs[0]!.path, tempObjectName());
     try {
-      await this.fs.promises.mkdir(dir, { recursive: true }).catch((error: unknown) => {
-        if (errnoCode(error) !== 'EEXIST') throw error;
-      });
       await this.fs.promises.writeFile(tmp, compressed);
       if (this.fs.promises.chmod) await this.fs.promises.chmod(tmp, 0o444);
+      await mkdirp(this.fs, dir);
       await this.fs.promises.rename(tmp, joinPath(dir, oid.slice(2)));
     } catch (error) {
       await this.fs.promises.unlink(tmp).catch(() => undefined);
-      throw new ForgeError('INTERNAL', `Could not write object ${oid}: ${(error as Error).message}`, { cause: error, data: { oid } });
+      throw objectWriteError(oid, error);
     }
   }
 
-  private async readViaIsomorphicGit(oid: string): Promise<RawObject> {
-    const git = await import('isomorphic-git');
-    try {
-      const result = await git.readObject({ fs: this.fs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
-      return { type: result.type as ObjectType, content: result.object as Uint8Array };
-    } catch (error) {
-      if ((error as { code?: string }).code === 'NotFoundError') throw notFound(oid);
-      throw toForgeError(error);
-    }
+  private async readAsync(oid: string): Promise<RawObject> {
+    const found = await this.asyncObjects!.read(oid);
+    if (found === null) throw notFound(oid);
+    return found;
   }
 }
 

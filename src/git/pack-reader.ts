@@ -54,7 +54,7 @@ export class PackReader {
 
   constructor(
     readonly index: PackIndex,
-    private readonly packPath: string,
+    readonly packPath: string,
     private readonly fs: FsSync,
     private readonly zlib: SyncPlatform,
     private readonly baseCache: DeltaBaseCache,

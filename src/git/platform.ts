@@ -34,6 +34,16 @@ export interface GitPlatform {
   /** Present on platforms with synchronous native primitives (Node). */
   sync?: SyncPlatform;
   text?: ByteText;
+  /** Who this process is, for session leases (Node: pid, host name, a liveness probe). */
+  processInfo?: ProcessInfo;
+}
+
+/** A process that may hold a session's lease, and whether another one on this host still runs. */
+export interface ProcessInfo {
+  pid: number;
+  host: string;
+  /** true/false for a process of this host; undefined when it cannot be known. */
+  isAlive(pid: number): boolean | undefined;
 }
 
 export function toHex(bytes: Uint8Array): string {

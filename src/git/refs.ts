@@ -7,11 +7,13 @@
  */
 import { ForgeError, toForgeError } from '../errors';
 import { dirname, errnoCode, joinPath, type GitFs } from './fs';
+import { createExclusive, mkdirp } from './fs-capabilities';
 import { formatSignature, type Signature } from './object-codec';
 import { refNameProblem } from './ref-name';
 
 export const ZERO_OID = '0000000000000000000000000000000000000000';
 const OID = /^[0-9a-f]{40}$/;
+const AUTO_REFLOG = /^(refs\/heads\/|refs\/remotes\/|refs\/notes\/|HEAD$)/;
 
 export type RefValue = { oid: string } | { symbolic: string };
 
@@ -79,7 +81,7 @@ export class RefStore {
     const lock = `${path}.lock`;
     await this.mkdirFor(path, ref);
     try {
-      await this.fs.promises.writeFile(lock, `${newOid}\n`, { flag: 'wx' });
+      await createExclusive(this.fs, lock, `${newOid}\n`);
     } catch (error) {
       if (errnoCode(error) === 'EEXIST') {
         throw new ForgeError('REF_LOCKED', `Ref ${ref} is locked: ${lock} exists. Another process is updating it; if none is, remove the stale lock file.`, {
@@ -102,6 +104,70 @@ export class RefStore {
       await this.appendReflog(ref, expectedOid, newOid, update.committer, update.reflogMessage);
       await this.fs.promises.rename(lock, path);
       renamed = true;
+    } finally {
+      if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Deletes a ref if it still has the expected value, under the same lock protocol; a packed
+   * copy (git gc packs every ref) is removed from packed-refs too, under packed-refs.lock.
+   * A ref that does not exist is left alone.
+   */
+  async delete(ref: string, expectedOid?: string): Promise<void> {
+    const path = joinPath(this.gitdir, ref);
+    const lock = `${path}.lock`;
+    if ((await this.read(ref)) === null) return;
+    await this.mkdirFor(path, ref);
+    try {
+      await createExclusive(this.fs, lock, '');
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'EEXIST') throw new ForgeError('REF_LOCKED', `Ref ${ref} is locked: ${lock} exists.`, { data: { ref, lock }, hint: 'Retry shortly; remove the .lock file only if no git or forge process is running.' });
+      throw toForgeError(error);
+    }
+    try {
+      const current = await this.read(ref);
+      if (current === null) return;
+      const currentOid = 'oid' in current ? current.oid : null;
+      if (expectedOid !== undefined && currentOid !== expectedOid) {
+        throw new ForgeError('REF_CAS_FAILED', `Ref ${ref} moved: expected ${expectedOid} but it is ${currentOid ?? 'symbolic'}.`, { data: { ref, expected: expectedOid, actual: currentOid } });
+      }
+      if ((await this.packed()).has(ref)) await this.removePacked(ref);
+      await this.fs.promises.unlink(path).catch((error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
+      });
+    } finally {
+      await this.fs.promises.unlink(lock).catch(() => undefined);
+    }
+  }
+
+  private async removePacked(ref: string): Promise<void> {
+    const packedPath = joinPath(this.gitdir, 'packed-refs');
+    const lock = `${packedPath}.lock`;
+    try {
+      await createExclusive(this.fs, lock, '');
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') throw new ForgeError('REF_LOCKED', `packed-refs is locked: ${lock} exists.`, { data: { ref, lock }, hint: 'Retry shortly; remove the .lock file only if no git or forge process is running.' });
+      throw toForgeError(error);
+    }
+    let renamed = false;
+    try {
+      const text = await this.fs.promises.readFile(packedPath, 'utf8');
+      const out: string[] = [];
+      let dropping = false;
+      for (const line of text.split('\n')) {
+        if (line.startsWith('^')) {
+          if (!dropping) out.push(line);
+          continue;
+        }
+        dropping = line.endsWith(` ${ref}`) && !line.startsWith('#');
+        if (!dropping) out.push(line);
+      }
+      await this.fs.promises.writeFile(lock, out.join('\n'));
+      await this.fs.promises.rename(lock, packedPath);
+      renamed = true;
+      this.packedCache = null;
     } finally {
       if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
     }
@@ -177,7 +243,7 @@ export class RefStore {
 
   private async mkdirFor(path: string, ref: string): Promise<void> {
     try {
-      await this.fs.promises.mkdir(dirname(path), { recursive: true });
+      await mkdirp(this.fs, dirname(path));
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'EEXIST' || code === 'ENOTDIR') {
@@ -193,9 +259,11 @@ export class RefStore {
       () => true,
       () => false,
     );
-    if (!exists && !(await this.logAllRefUpdates())) return;
+    // git creates a reflog only for branches, remote-tracking refs, notes and HEAD
+    // (core.logAllRefUpdates=true); forge's own refs/forge/* keep none.
+    if (!exists && (!AUTO_REFLOG.test(ref) || !(await this.logAllRefUpdates()))) return;
     const line = `${oldOid} ${newOid} ${formatSignature(who)}\t${message.split('\n')[0]}\n`;
-    await this.fs.promises.mkdir(dirname(logPath), { recursive: true });
+    await mkdirp(this.fs, dirname(logPath));
     if (this.fs.promises.appendFile) {
       await this.fs.promises.appendFile(logPath, line);
     } else {

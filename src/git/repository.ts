@@ -5,7 +5,7 @@
  */
 import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
-import { errnoCode, joinPath, pathExists, withSyncPromises, type GitFs } from './fs';
+import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
 import { WeightedLru } from './lru';
 import { encodeTree, parseCommit, parseTag, parseTree, serializeCommit, type Commit, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
@@ -14,13 +14,35 @@ import { RefStore } from './refs';
 import { listTreeFiles, type TreeFiles } from './tree-files';
 
 export interface OpenRepositoryOptions {
-  fs: GitFs;
+  /** node's fs, memfs, lightning-fs, or anything with their promise API. */
+  fs: GitFsInput;
   /** A working directory (searched upward for `.git`, like git) or a bare repository's directory. */
   dir?: string;
   /** The git directory itself; skips discovery. */
   gitdir?: string;
   platform?: GitPlatform;
+  /**
+   * Where commit identities come from besides the repository's config. The engine reads no
+   * environment or home directory: an adapter (the CLI) resolves them as git does and passes
+   * them here.
+   */
+  identity?: IdentitySources;
 }
+
+export interface Person {
+  name?: string;
+  email?: string;
+}
+
+export interface IdentitySources {
+  /** Above the repository's config, as git's GIT_AUTHOR_* / GIT_COMMITTER_* variables are. */
+  author?: Person;
+  committer?: Person;
+  /** Below it: the user's and the system's git config (user.name, user.email). */
+  defaults?: Person;
+}
+
+export type IdentityRole = 'author' | 'committer';
 
 export const DEFAULT_IDENTITY = { name: 'Forge', email: 'forge@localhost' } as const;
 
@@ -44,6 +66,7 @@ export class Repository {
     readonly workdir: string | null,
     readonly platform: GitPlatform,
     alternates: string[],
+    private readonly identitySources: IdentitySources = {},
   ) {
     this.config = new RepoConfig(fs, commonDir);
     this.objects = new ObjectStore(fs, commonDir, platform, alternates);
@@ -54,14 +77,14 @@ export class Repository {
     const platform = options.platform ?? portablePlatform;
     // Where the platform reads synchronously (Node), small file operations do too. Without it
     // (a browser, or tests standing in for one) the fs is used as given.
-    const fs = platform.sync ? withSyncPromises(options.fs) : options.fs;
+    const fs = platform.sync ? withSyncPromises(asGitFs(options.fs)) : asGitFs(options.fs);
     const found = options.gitdir !== undefined ? { gitdir: options.gitdir, workdir: null as string | null } : await discover(fs, options.dir ?? '.');
     const commonDir = await readCommonDir(fs, found.gitdir);
     const config = new RepoConfig(fs, commonDir);
     await assertSupportedFormat(config, found.gitdir);
     const bare = await config.getBool('core.bare');
     const workdir = bare === true ? null : found.workdir;
-    return new Repository(fs, found.gitdir, commonDir, workdir, platform, await readAlternates(fs, commonDir));
+    return new Repository(fs, found.gitdir, commonDir, workdir, platform, await readAlternates(fs, commonDir), options.identity);
   }
 
   get bare(): boolean {
@@ -124,13 +147,23 @@ export class Repository {
     return this.objects.write('commit', serializeCommit(commit));
   }
 
-  /** Author/committer: explicit values, else user.name/user.email from config, else Forge <forge@localhost>. */
-  async identity(override: Partial<Signature> = {}, now: Date = new Date()): Promise<Signature> {
-    const name = override.name ?? (await this.config.getString('user.name')) ?? DEFAULT_IDENTITY.name;
-    const email = override.email ?? (await this.config.getString('user.email')) ?? DEFAULT_IDENTITY.email;
+  /**
+   * An author or committer, by git's precedence: explicit values, the GIT_AUTHOR_* /
+   * GIT_COMMITTER_* values passed at open, the repository's author.* / committer.* then user.*
+   * config, the user's and system's config passed at open, else Forge <forge@localhost>.
+   */
+  async identity(override: Partial<Signature> = {}, now: Date = new Date(), role: IdentityRole = 'author'): Promise<Signature> {
+    const sources = this.identitySources;
+    const pick = async (field: 'name' | 'email') =>
+      override[field] ??
+      sources[role]?.[field] ??
+      (await this.config.getString(`${role}.${field}`)) ??
+      (await this.config.getString(`user.${field}`)) ??
+      sources.defaults?.[field] ??
+      DEFAULT_IDENTITY[field];
     return {
-      name,
-      email,
+      name: await pick('name'),
+      email: await pick('email'),
       timestamp: override.timestamp ?? Math.floor(now.getTime() / 1000),
       timezoneOffset: override.timezoneOffset ?? -now.getTimezoneOffset(),
     };

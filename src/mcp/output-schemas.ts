@@ -69,6 +69,9 @@ export const SearchOutputSchema = exact<SearchOutput>()(
   }),
 );
 
+/** Which level of the Edit/Patch recovery ladder placed an old text (src/text/fuzzy-match.ts). */
+const recoveryLevel = z.enum(['exact_after_indentation', 'line_end_whitespace', 'indentation_shift', 'tabs_spaces', 'boundary_lines']);
+
 export const EditOutputSchema = exact<EditResponse>()(
   z.strictObject({
     action: z.enum(['apply_snippet_edit', 'apply_line_edit']),
@@ -81,6 +84,7 @@ export const EditOutputSchema = exact<EditResponse>()(
     end_line: z.number().int().optional(),
     diff: z.string().optional(),
     candidates: z.unknown().optional(),
+    recovery: z.strictObject({ level: recoveryLevel, adjusted: z.array(z.string()) }).optional(),
   }),
 );
 
@@ -96,6 +100,9 @@ export const PatchOutputSchema = exact<PatchOutput>()(
     newline_kind: newlineKind,
     notes: z.array(z.string()),
     warnings: z.array(z.string()),
+    recoveries: z.array(
+      z.strictObject({ patch: z.number().int().min(1), level: recoveryLevel, start_line: z.number().int(), end_line: z.number().int(), adjusted: z.array(z.string()) }),
+    ),
   }),
 );
 

@@ -45,5 +45,16 @@ export async function readResource(session: Session, uri: string): Promise<ReadR
     const patches = await pendingPatches(session);
     return { contents: [{ uri, mimeType: 'text/x-diff', text: patches.map((p) => p.patch).join('') }] };
   }
-  throw new McpError(RESOURCE_NOT_FOUND as ErrorCode, `Resource not found: ${uri}. This server offers ${stateUri(session)} and ${pendingDiffUri(session)}.`, { uri });
+  throw resourceNotFound(session, uri);
+}
+
+/**
+ * McpError puts "MCP error <code>: " before the message it is given, and the SDK's Protocol sends
+ * error.message as it is: the message is set back to the bare sentence so the prefix is not
+ * doubled on the wire (a client adds its own).
+ */
+function resourceNotFound(session: Session, uri: string): McpError {
+  const error = new McpError(RESOURCE_NOT_FOUND as ErrorCode, '', { uri });
+  error.message = `Resource not found: ${uri}. This server offers ${stateUri(session)} and ${pendingDiffUri(session)}.`;
+  return error;
 }

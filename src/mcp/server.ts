@@ -9,7 +9,6 @@
  */
 import { format } from 'node:util';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -20,15 +19,18 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SessionToolRunner } from '../agent/tool-calls';
+import type { SessionMode } from '../session';
 import { ForgeError } from '../errors';
 import type { Session } from '../session';
-import type { ApprovalPolicy, ToolRegistry } from '../tools';
+import { isAvailableInMode, type ApprovalPolicy, type ToolRegistry } from '../tools';
 import { parseToolInput } from '../tools/input';
 import { SerialQueue } from './queue';
+import { touchesRepoTools, type RepoToolSet } from './repo-tool-list';
+import { LineStdioTransport } from './stdio-transport';
 import { listResources, readResource } from './resources';
 import { registryToolDescriptor } from './tool-list';
 import { errorResult, successResult, toToolError } from './tool-results';
-import { COMMIT_TURN, CommitTurnInput, renderStatus, SESSION_STATUS, SessionStatusInput, TurnTools, type AutoCommit } from './turns';
+import { COMMIT_TURN, CommitTurnInput, renderStatus, SESSION_STATUS, SessionStatusInput, TurnTools, withAutoCommitOutput, type AutoCommit } from './turns';
 
 export const COMMIT_META_KEY = 'forge/commit';
 export const COMMIT_ERROR_META_KEY = 'forge/commit-error';
@@ -39,6 +41,8 @@ export interface ForgeMcpServerOptions {
   approval: ApprovalPolicy;
   autoCommit?: AutoCommit;
   registry?: ToolRegistry;
+  /** Repository tools: the tool list is rebuilt after a call that changed tools/ (tools/list_changed). */
+  repoTools?: RepoToolSet;
   /** A ToolsConfig or a partial one. */
   config?: unknown;
   version: string;
@@ -59,11 +63,13 @@ function instructions(session: Session, autoCommit: AutoCommit): string {
 
 export class ForgeMcpServer {
   readonly server: Server;
-  readonly runner: SessionToolRunner;
+  /** Replaced when the repository tools change (the registry is fixed per runner). */
+  runner: SessionToolRunner;
   readonly turns: TurnTools;
   private readonly queue = new SerialQueue();
   /** Requests whose handler has not finished yet. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly toolLists = new Map<SessionMode, Tool[]>();
 
   constructor(private readonly options: ForgeMcpServerOptions) {
     const { session } = options;
@@ -78,7 +84,9 @@ export class ForgeMcpServer {
     }
     this.server = new Server(
       { name: 'forge', title: 'Forge', version: options.version },
-      { capabilities: { tools: {}, resources: {} }, instructions: instructions(session, this.turns.autoCommit) },
+      // listChanged: request_mode_upgrade changes which tools the session's mode offers, and
+      // a change under tools/ which repository tools there are.
+      { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: instructions(session, this.turns.autoCommit) },
     );
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
     this.server.setRequestHandler(CallToolRequestSchema, (request) => this.track(this.callTool(request.params.name, request.params.arguments)));
@@ -87,19 +95,33 @@ export class ForgeMcpServer {
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => this.track(this.queue.run(() => readResource(session, request.params.uri))));
   }
 
-  /** The registry's enabled tools (canonical names), then commit_turn and session_status. */
+  /**
+   * The registry's enabled tools the session's mode offers (canonical names), then commit_turn
+   * and session_status. Built once per mode: the descriptors (JSON Schemas of zod inputs and
+   * outputs) cost milliseconds to build and never change while the server runs.
+   */
   listTools(): Tool[] {
-    const tools = this.runner.registry.enabled(this.runner.context.config).map(registryToolDescriptor);
-    return [...tools, ...this.turns.descriptors()];
+    const mode = this.options.session.state.mode;
+    let tools = this.toolLists.get(mode);
+    if (tools === undefined) {
+      const offered = this.runner.registry.enabled(this.runner.context.config).filter((tool) => isAvailableInMode(tool, mode));
+      const autoCommits = this.turns.autoCommit === 'every-call';
+      tools = [...offered.map((tool) => registryToolDescriptor(tool, autoCommits && tool.sideEffects ? withAutoCommitOutput : undefined)), ...this.turns.descriptors()];
+      this.toolLists.set(mode, tools);
+    }
+    return tools;
   }
 
   /** One tools/call: never throws; any failure is an isError result with its code. */
   callTool(name: string, args: unknown): Promise<CallToolResult> {
     return this.queue.run(async () => {
+      const modeBefore = this.options.session.state.mode;
       try {
         return await this.dispatch(name, args);
       } catch (error) {
         return errorResult(toToolError(error));
+      } finally {
+        if (this.options.session.state.mode !== modeBefore) await this.toolListChanged();
       }
     });
   }
@@ -107,6 +129,12 @@ export class ForgeMcpServer {
   /** Resolves when no request received so far is still being handled. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Tells the client to fetch tools/list again (a client that is not connected yet will list them anyway). */
+  private async toolListChanged(): Promise<void> {
+    if (this.server.transport === undefined) return;
+    await this.server.sendToolListChanged().catch(() => undefined);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -132,9 +160,21 @@ export class ForgeMcpServer {
     const callsThisTurn = session.state.toolCalls.filter((c) => c.turn === session.currentTurn).length;
     const result = await this.runner.call({ tool: name, args: args ?? {}, id: `mcp_${session.currentTurn}_${callsThisTurn + 1}` });
     if (!result.ok) return errorResult(result.error);
+    if (this.options.repoTools && touchesRepoTools(result.changes)) await this.refreshTools(this.options.repoTools);
     const reply = successResult(result.tool, result.output);
     if (this.turns.commitsAfter(this.runner.registry.get(result.tool), result)) await this.autoCommit(reply);
     return reply;
+  }
+
+  /** Rebuilds the registry from the view; tells the client when the list changed. */
+  private async refreshTools(repoTools: RepoToolSet): Promise<void> {
+    const before = JSON.stringify(this.listTools());
+    const { session, approval, config } = this.options;
+    this.runner = new SessionToolRunner(session, { approval, registry: await repoTools.registry(session.vfs), ...(config !== undefined ? { config } : {}) });
+    // The lists were built from the old registry.
+    this.toolLists.clear();
+    if (JSON.stringify(this.listTools()) === before) return;
+    await this.toolListChanged();
   }
 
   /** The call succeeded and stays successful; the commit's outcome is added to its result. */
@@ -142,10 +182,12 @@ export class ForgeMcpServer {
     try {
       const out = await this.turns.commit();
       reply.content.push({ type: 'text', text: out.message });
+      if (reply.structuredContent) reply.structuredContent = { ...reply.structuredContent, commit: out };
       reply._meta = { ...reply._meta, [COMMIT_META_KEY]: out };
     } catch (error) {
       const failure = toToolError(error);
       reply.content.push({ type: 'text', text: `The automatic commit failed (${failure.code}: ${failure.message}). The change is still pending; call commit_turn to retry.` });
+      if (reply.structuredContent) reply.structuredContent = { ...reply.structuredContent, commit_error: failure };
       reply._meta = { ...reply._meta, [COMMIT_ERROR_META_KEY]: failure };
     }
   }
@@ -155,13 +197,14 @@ export type Log = (line: string) => void;
 
 /**
  * Serves on stdin/stdout until stdin ends or SIGINT/SIGTERM arrives; then lets the running call
- * finish and closes. stdout carries only the protocol: console output goes to stderr.
+ * finish and closes. stdout carries only the protocol: console output goes to stderr. The
+ * transport (stdio-transport.ts) answers malformed messages itself and logs them here.
  */
 export async function serveStdio(forge: ForgeMcpServer, log: Log): Promise<void> {
   for (const method of ['log', 'info', 'debug', 'warn'] as const) {
     console[method] = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
   }
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     forge.server.onclose = resolve;
   });

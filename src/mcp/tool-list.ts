@@ -35,8 +35,10 @@ export function outputSchemaOf(tool: AnyToolDefinition): z.ZodObject | undefined
   return Object.hasOwn(OUTPUT_SCHEMAS, tool.name) ? OUTPUT_SCHEMAS[tool.name] : undefined;
 }
 
-export function registryToolDescriptor(tool: AnyToolDefinition): Tool {
-  const output = outputSchemaOf(tool);
+/** `extendOutput` adds members the server puts beside the tool's own output (auto-commit outcomes). */
+export function registryToolDescriptor(tool: AnyToolDefinition, extendOutput?: (schema: z.ZodObject) => z.ZodObject): Tool {
+  const declared = outputSchemaOf(tool);
+  const output = declared && extendOutput ? extendOutput(declared) : declared;
   return {
     name: tool.name,
     description: tool.description,

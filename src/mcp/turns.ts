@@ -55,6 +55,18 @@ export const SessionStatusOutputSchema = z.strictObject({
   undo: z.string().nullable(),
 });
 
+/**
+ * Under --auto-commit every-call, a tool that changes files reports the commit that followed it
+ * in its structured result too (clients such as Claude Code and Codex give the model only
+ * structuredContent): `commit` on success, `commit_error` (code, message, hint) when it failed and
+ * the change stays pending.
+ */
+export const AutoCommitErrorSchema = z.strictObject({ code: z.string(), message: z.string(), hint: z.string().optional(), data: z.record(z.string(), z.unknown()).optional() });
+
+export function withAutoCommitOutput(schema: z.ZodObject): z.ZodObject {
+  return schema.extend({ commit: CommitTurnOutputSchema.optional(), commit_error: AutoCommitErrorSchema.optional() });
+}
+
 export type CommitTurnOutput = z.output<typeof CommitTurnOutputSchema>;
 export type SessionStatusOutput = z.output<typeof SessionStatusOutputSchema>;
 

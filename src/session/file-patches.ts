@@ -23,7 +23,8 @@ export interface FilePatch {
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
-function asText(bytes: Uint8Array | null): string | null | undefined {
+/** Text, or undefined for binary content (a NUL byte or invalid UTF-8); null: no file. */
+export function asText(bytes: Uint8Array | null): string | null | undefined {
   if (bytes === null) return null;
   if (bytes.includes(0)) return undefined;
   try {

@@ -5,5 +5,5 @@ export { newSessionId, validateSessionId, sessionRef, sessionBranch, sessionStat
 export { turnCommitMessage, parseTrailers, summarizeLine, subjectOf } from './commit-message';
 export { encodeState, decodeState } from './state-codec';
 export { readStateAt, sessionIdOf } from './state-io';
-export { filePatches, type FilePatch, type FileChangeRef } from './file-patches';
+export { filePatches, asText, type FilePatch, type FileChangeRef } from './file-patches';
 export { savepoint, type MapSavepoint } from './tracked-map';

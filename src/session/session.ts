@@ -2,14 +2,16 @@
  * A live session: its state, its work-in-progress view over the branch head, and the turn
  * commit that publishes both at once (jj's transaction: write every object, then move one ref).
  */
-import { isForgeError } from '../errors';
-import { buildTree, type FileChange, type Repository, type Signature } from '../git';
+import { ForgeError, isForgeError } from '../errors';
+import { buildTree, gitdirsWithCheckout, type FileChange, type Repository, type Signature } from '../git';
 import { CommitVfs, WorkInProgressVfs, type PendingChange } from '../vfs';
+import { carryPendingOnto, renumberRecords, type CarryOver } from './carry-over';
+import type { SessionLease } from './lease';
 import { turnCommitMessage } from './commit-message';
 import { sessionRef, sessionStatePath } from './ids';
 import type { Message, SessionState, ToolCallRecord } from './state';
 import { encodeState } from './state-codec';
-import { StateDeltaTracker } from './state-delta';
+import { applyStateDeltas, StateDeltaTracker, type StateDelta } from './state-delta';
 import { readStateAt } from './state-io';
 
 export interface CommitTurnOptions {
@@ -34,11 +36,50 @@ export interface SessionContext {
   now: () => Date;
 }
 
+/**
+ * The session's side of its lease: taken at the first journal write of a pending layer,
+ * checked at every later one, given up when the layer is committed or discarded. A write that
+ * finds the lease gone (another process discarded the session) makes the session forget its
+ * pending layer and sit on the branch head again, and fails with PENDING_DISCARDED.
+ */
+export class LeaseGuard {
+  private held = false;
+  /** Set by the session: what to do when the pending layer was discarded behind its back. */
+  onDiscarded: (() => Promise<void>) | null = null;
+
+  constructor(readonly lease: SessionLease) {}
+
+  async beforeWrite(): Promise<void> {
+    if (!this.held) {
+      await this.lease.acquire();
+      this.held = true;
+      return;
+    }
+    const holder = await this.lease.read();
+    if (holder !== undefined) return this.lease.assertHeld();
+    this.held = false;
+    await this.onDiscarded?.();
+    throw new ForgeError('PENDING_DISCARDED', 'The pending changes of this session were discarded by another process (forge session discard); this view is back at the branch head and this call changed nothing.', {
+      hint: 'Read the files again before editing them; the earlier pending edits are gone.',
+    });
+  }
+
+  async release(): Promise<void> {
+    if (!this.held) return;
+    this.held = false;
+    await this.lease.release();
+  }
+}
+
 export class Session {
   /** Lines for the next commit's message body (e.g. that the turn includes an undo). */
   private readonly notes: string[] = [];
   /** What of the state the journal already holds. */
   private readonly journaled: StateDeltaTracker;
+  /** Set when opening carried a pending layer made on an older head onto the current one. */
+  carriedOver?: CarryOver;
+  /** Set when the journal had a torn record (records from it on were dropped). */
+  journalTear?: { line: number; dropped: number };
 
   constructor(
     private readonly ctx: SessionContext,
@@ -50,8 +91,15 @@ export class Session {
     readonly state: SessionState,
     readonly vfs: WorkInProgressVfs,
     private headOid: string,
+    private readonly guard?: LeaseGuard,
   ) {
     this.journaled = new StateDeltaTracker(state);
+    if (guard) guard.onDiscarded = () => this.reloadHead();
+  }
+
+  /** Gives up the session's lease (a process that ends without it is detected as gone anyway). */
+  async close(): Promise<void> {
+    await this.guard?.release();
   }
 
   get id(): string {
@@ -104,7 +152,9 @@ export class Session {
    */
   async saveState(): Promise<void> {
     const delta = this.journaled.take(this.state);
-    if (delta !== null) await this.vfs.journalState({ delta });
+    // What the undo entry would restore stays reachable for gc while it is pending.
+    const keep = delta?.replace?.undo ? delta.replace.undo.files.flatMap((f) => (f.preOid ? [f.preOid] : [])) : [];
+    if (delta !== null) await this.vfs.journalState({ delta }, keep);
   }
 
   /**
@@ -112,7 +162,79 @@ export class Session {
    * moving the branch by compare-and-swap. On a lost race the pending layer stays intact.
    */
   async commitTurn(options: CommitTurnOptions = {}): Promise<TurnCommit> {
+    try {
+      return await this.commitOnce(options);
+    } catch (error) {
+      if (!isForgeError(error, 'REF_CAS_FAILED')) throw error;
+      // The branch moved under the pending layer: carry it onto the new head, then commit there
+      // (unless some of it conflicts: then say what was kept aside, and let the caller decide).
+      const carried = await this.carryOntoHead(error);
+      if (carried.conflicts.length > 0) {
+        throw new ForgeError('REF_CAS_FAILED', `The session branch moved to ${this.headOid} under this turn. ${carried.reapplied.length} pending change(s) were carried onto it; ${carried.conflicts.length} conflict with it (${carried.conflicts.slice(0, 5).join(', ')}) and were kept aside in ${carried.rescue!.ref} (${carried.rescue!.commit}).`, {
+          data: { ref: this.ref, head: this.headOid, reapplied: carried.reapplied, conflicts: carried.conflicts, rescue: carried.rescue },
+          hint: `Commit again to publish the carried changes; "git show ${carried.rescue!.commit}" shows the conflicting edits as they were.`,
+        });
+      }
+      return this.commitOnce(options);
+    }
+  }
+
+  /** After a lost compare-and-swap: the pending layer and the in-turn state, on the branch's new head. */
+  private async carryOntoHead(cause: ForgeError): Promise<CarryOver> {
     const { repo } = this.ctx;
+    const newHead = await repo.refs.resolve(this.ref);
+    if (newHead === null) throw cause;
+    const carried = await carryPendingOnto(repo, this.id, this.vfs.pendingSet, this.headOid, newHead, this.ctx.now());
+    // A branch reset to a commit without this session's file (its base) keeps the conversation we had.
+    const committed = await readStateAt(repo, newHead, this.id).catch(() => readStateAt(repo, this.headOid, this.id));
+    const turn = committed.turn + 1;
+    const records = renumberRecords(this.vfs.journaledStates, turn);
+    const deltas = records.flatMap((r) => (r !== null && typeof r === 'object' && 'delta' in r ? [(r as { delta: StateDelta }).delta] : []));
+    this.replaceState(applyStateDeltas(committed, deltas));
+    this.headOid = newHead;
+    await this.vfs.adopt(new CommitVfs(repo, newHead, (await repo.readCommit(newHead)).tree), carried.changes, records);
+    this.journaled.reset(this.state);
+    this.carriedOver = carried;
+    return carried;
+  }
+
+  /** The pending layer was discarded by another process: forget it and sit on the branch head. */
+  private async reloadHead(): Promise<void> {
+    const { repo } = this.ctx;
+    const head = (await repo.refs.resolve(this.ref)) ?? this.headOid;
+    this.replaceState(await readStateAt(repo, head, this.id));
+    this.headOid = head;
+    this.notes.length = 0;
+    this.vfs.forget(new CommitVfs(repo, head, (await repo.readCommit(head)).tree));
+    this.journaled.reset(this.state);
+  }
+
+  private replaceState(next: SessionState): void {
+    // In place: tool contexts hold this very object across turns.
+    for (const key of Object.keys(this.state)) delete (this.state as Record<string, unknown>)[key];
+    Object.assign(this.state, next);
+  }
+
+  private async commitOnce(options: CommitTurnOptions): Promise<TurnCommit> {
+    const { repo } = this.ctx;
+    const checkouts = await gitdirsWithCheckout(repo, this.ref);
+    if (checkouts.length > 0) {
+      throw new ForgeError('BRANCH_CHECKED_OUT', `${this.branch} is checked out in ${checkouts[0]}; forge does not move a checked-out branch (git branch -f refuses too). Nothing was committed; the pending changes are kept.`, {
+        data: { ref: this.ref, gitdirs: checkouts },
+        hint: `Switch that working tree to another branch (git switch -), then commit again.`,
+      });
+    }
+    // A git gc may have pruned pending blobs (before they were pinned, or by hand): never
+    // publish a tree that names a missing object. freshen asks the files, not a cached listing.
+    const missing: string[] = [];
+    for (const oid of this.vfs.pendingOids()) if (!(await repo.objects.freshen(oid))) missing.push(oid);
+    if (missing.length > 0) {
+      const paths = [...this.vfs.pendingSet].filter(([, v]) => v !== null && missing.includes(v.oid)).map(([p]) => p);
+      throw new ForgeError('OBJECTS_MISSING', `${missing.length} pending blob(s) are no longer in the repository (${paths.slice(0, 5).join(', ')}): a git gc/prune removed them. Nothing was committed; the branch and the journal are as they were.`, {
+        data: { missing, paths },
+        hint: 'Write those files again (or discard the pending changes with "forge session discard"), then commit.',
+      });
+    }
     const changes = await this.vfs.diff();
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
@@ -132,12 +254,12 @@ export class Session {
       ...(notes.length > 0 ? { notes } : {}),
     });
     const author = await repo.identity(options.author, now);
-    const committer = await repo.identity(options.committer ?? options.author, now);
+    const committer = await repo.identity(options.committer ?? options.author, now, 'committer');
     const commit = await repo.writeCommit({ tree, parents: [this.headOid], author, committer, message });
     try {
       await repo.refs.update({ ref: this.ref, newOid: commit, expectedOid: this.headOid, committer, reflogMessage: `forge: turn ${turn}` });
     } catch (error) {
-      if (isForgeError(error, 'REF_CAS_FAILED') || isForgeError(error, 'REF_LOCKED')) {
+      if (isForgeError(error, 'REF_LOCKED')) {
         // Keep every pending change, on disk too: the journal becomes this view's own.
         await this.vfs.persistJournal();
       }
@@ -155,10 +277,7 @@ export class Session {
 
   /** Drops the pending changes and the in-turn state: back to what the branch head holds. */
   async discardPending(): Promise<void> {
-    const committed = await readStateAt(this.ctx.repo, this.headOid, this.id);
-    // In place, for the same reason as in commitTurn.
-    for (const key of Object.keys(this.state)) delete (this.state as Record<string, unknown>)[key];
-    Object.assign(this.state, committed);
+    this.replaceState(await readStateAt(this.ctx.repo, this.headOid, this.id));
     this.journaled.reset(this.state);
     await this.vfs.discard();
   }
@@ -172,3 +291,4 @@ export class Session {
     return this.ctx.now().toISOString();
   }
 }
+

@@ -5,13 +5,16 @@
  */
 import { ForgeError } from '../errors';
 import { buildTree, diffTrees, ZERO_OID, type Repository, type Signature, type TreeChangeEntry } from '../git';
-import { CommitVfs, FsJournal, WorkInProgressVfs } from '../vfs';
+import { CommitVfs, FsJournal, PENDING_REF_PREFIX, PendingPin, WorkInProgressVfs, type WorkInProgressOptions } from '../vfs';
+import { carryPendingOnto, renumberRecords, type CarryOver } from './carry-over';
+import { SessionLease } from './lease';
 import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
 import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
-import { Session, type SessionContext } from './session';
+import { LeaseGuard, Session, type SessionContext } from './session';
 import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
 import { encodeState } from './state-codec';
 import { applyStateDeltas, type StateDelta } from './state-delta';
+export type { CarryOver };
 import { readStateAt, readStateFromView, sessionIdOf } from './state-io';
 
 export interface CreateSessionOptions {
@@ -21,6 +24,21 @@ export interface CreateSessionOptions {
   mode?: SessionMode;
   model?: { provider: string; model?: string };
   author?: Partial<Signature>;
+}
+
+export interface OpenSessionOptions {
+  /**
+   * A reader's view (`forge cat --session`, `forge ls --session`): pending changes are shown,
+   * the journal is never written, and no lease is taken, so it works while a writer runs.
+   */
+  readOnly?: boolean;
+}
+
+export interface DiscardResult {
+  /** The paths the discarded journal held (when it could be read). */
+  discarded: string[];
+  /** Set when the journal could not be read at all (it was removed all the same). */
+  unreadable?: string;
 }
 
 export interface ResumeOptions {
@@ -96,27 +114,89 @@ export class SessionStore {
     return this.startBranch(state, baseCommit, message, options.author);
   }
 
-  async open(id: string): Promise<Session> {
+  async open(id: string, options: OpenSessionOptions = {}): Promise<Session> {
     validateSessionId(id);
     const head = await this.repo.refs.resolve(sessionRef(id));
     if (head === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id} (no branch ${sessionBranch(id)}). List sessions with "forge session list".`, { data: { id } });
     const journal = new FsJournal(this.repo.fs, this.repo.commonDir, id);
-    let baseCommit = head;
-    const pending = await journal.load();
-    if (pending !== null && pending.base !== head) {
-      if (await this.alreadyCommitted(pending.changes, pending.base, head)) {
-        // The process committed, then died before clearing its journal.
+    const { lease, pin, guard, wipOptions } = this.writerParts(id, options.readOnly === true);
+    let pending = await journal.load();
+    if (pending !== null && pending.base !== head && (await this.alreadyCommitted(pending.changes, pending.base, head))) {
+      // The process committed, then died before clearing its journal.
+      if (!options.readOnly) {
+        await lease.acquire();
         await journal.clear(pending.owner);
-      } else {
-        // Pending changes made on an older head (a lost compare-and-swap): keep them on their own base;
-        // committing reports the conflict until they are discarded.
-        baseCommit = pending.base;
+        await pin.clear();
+        await lease.release();
       }
+      pending = null;
     }
-    const baseView = new CommitVfs(this.repo, baseCommit, (await this.repo.readCommit(baseCommit)).tree);
-    const restored = await WorkInProgressVfs.restore(baseView, journal);
-    const state = foldJournaledState(await readStateFromView(baseView, id, baseCommit), restored.states);
-    return new Session(this.ctx, state, restored.vfs, baseCommit);
+    if (pending !== null && pending.base !== head && options.readOnly) {
+      // A reader sees the pending layer on the base it was made on.
+      const oldBase = new CommitVfs(this.repo, pending.base, (await this.repo.readCommit(pending.base)).tree);
+      const restored = await WorkInProgressVfs.restore(oldBase, journal, undefined, wipOptions);
+      const state = foldJournaledState(await readStateFromView(oldBase, id, pending.base), restored.states);
+      return new Session(this.ctx, state, restored.vfs, pending.base);
+    }
+    const baseView = new CommitVfs(this.repo, head, (await this.repo.readCommit(head)).tree);
+    const committed = await readStateFromView(baseView, id, head);
+    if (pending !== null && pending.base !== head) {
+      // Made on an older head (a lost compare-and-swap, a rebase or reset of the branch): carry
+      // what does not conflict onto the head; what does is kept in a rescue commit.
+      await lease.acquire();
+      const carried = await carryPendingOnto(this.repo, id, pending.changes, pending.base, head, this.ctx.now());
+      const vfs = new WorkInProgressVfs(baseView, journal, undefined, wipOptions);
+      const records = renumberRecords(pending.states, committed.turn + 1);
+      await vfs.adopt(baseView, carried.changes, records);
+      const session = new Session(this.ctx, foldJournaledState(committed, records), vfs, head, guard);
+      session.carriedOver = carried;
+      return session;
+    }
+    const restored = await WorkInProgressVfs.restore(baseView, journal, undefined, wipOptions);
+    const session = new Session(this.ctx, foldJournaledState(committed, restored.states), restored.vfs, head, guard);
+    if (restored.torn) session.journalTear = restored.torn;
+    return session;
+  }
+
+  /**
+   * Drops a session's pending changes without reading them first: works with a torn or
+   * unreadable journal. Refused (SESSION_BUSY) while a live process holds the session, unless
+   * forced; a forced discard makes that process's next write fail and reload the branch head.
+   */
+  async discard(id: string, options: { force?: boolean } = {}): Promise<DiscardResult> {
+    validateSessionId(id);
+    if ((await this.repo.refs.resolve(sessionRef(id))) === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id} (no branch ${sessionBranch(id)}). List sessions with "forge session list".`, { data: { id } });
+    const journal = new FsJournal(this.repo.fs, this.repo.commonDir, id);
+    const lease = this.leaseFor(id);
+    if (options.force) await lease.breakLease();
+    await lease.acquire();
+    try {
+      const result: DiscardResult = { discarded: [] };
+      try {
+        const content = await journal.load();
+        result.discarded = [...(content?.changes.keys() ?? [])];
+      } catch (error) {
+        result.unreadable = (error as Error).message;
+      }
+      await journal.clear();
+      await new PendingPin(this.repo, pendingRef(id), this.ctx.now).clear();
+      return result;
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private leaseFor(id: string): SessionLease {
+    return new SessionLease(this.repo.fs, this.repo.commonDir, id, this.repo.platform.processInfo, this.ctx.now);
+  }
+
+  /** The lease, gc pin and write guard of a session's pending layer (a reader's takes none). */
+  private writerParts(id: string, readOnly: boolean): { lease: SessionLease; pin: PendingPin; guard: LeaseGuard; wipOptions: WorkInProgressOptions } {
+    const lease = this.leaseFor(id);
+    const pin = new PendingPin(this.repo, pendingRef(id), this.ctx.now);
+    const guard = new LeaseGuard(lease);
+    const wipOptions: WorkInProgressOptions = readOnly ? { readOnly: true } : { pin, beforeWrite: () => guard.beforeWrite(), afterClear: () => guard.release() };
+    return { lease, pin, guard, wipOptions };
   }
 
   async list(): Promise<SessionSummary[]> {
@@ -194,14 +274,16 @@ export class SessionStore {
     const tree = await buildTree(this.repo, parentCommit.tree, [[sessionStatePath(state.id), { oid: stateOid, mode: '100644' }]]);
     const now = this.ctx.now();
     const who = await this.repo.identity(author, now);
+    const committer = await this.repo.identity(author, now, 'committer');
     const message = turnCommitMessage({ sessionId: state.id, turn: state.turn, message: subject, changedPaths: [] });
-    const commit = await this.repo.writeCommit({ tree, parents: [parent], author: who, committer: who, message });
-    await this.repo.refs.update({ ref: sessionRef(state.id), newOid: commit, expectedOid: ZERO_OID, committer: who, reflogMessage: `forge: ${subject.split('\n')[0]}` });
+    const commit = await this.repo.writeCommit({ tree, parents: [parent], author: who, committer, message });
+    await this.repo.refs.update({ ref: sessionRef(state.id), newOid: commit, expectedOid: ZERO_OID, committer, reflogMessage: `forge: ${subject.split('\n')[0]}` });
     const journal = new FsJournal(this.repo.fs, this.repo.commonDir, state.id);
     // A journal left by an earlier session of the same id (deleted branch) must not leak in.
     await journal.clear();
-    const vfs = new WorkInProgressVfs(new CommitVfs(this.repo, commit, tree), journal);
-    return new Session(this.ctx, state, vfs, commit);
+    const { guard, wipOptions } = this.writerParts(state.id, false);
+    const vfs = new WorkInProgressVfs(new CommitVfs(this.repo, commit, tree), journal, undefined, wipOptions);
+    return new Session(this.ctx, state, vfs, commit, guard);
   }
 
   private async alreadyCommitted(changes: ReadonlyMap<string, { oid: string; mode: string } | null>, base: string, head: string): Promise<boolean> {
@@ -214,6 +296,10 @@ export class SessionStore {
     }
     return true;
   }
+}
+
+export function pendingRef(id: string): string {
+  return `${PENDING_REF_PREFIX}${id}`;
 }
 
 /** The committed state with the journaled in-turn records applied (a delta each; older journals held full snapshots). */

@@ -13,17 +13,18 @@ export interface LineCandidate {
 
 const MAX_PROBES = 3;
 const MIN_SIMILARITY = 0.5;
+const MIN_PROBE_WORD_CHARS = 3;
 
 /**
- * Up to `limit` file lines that best resemble one of the first non-blank lines of `needle`
+ * Up to `limit` file lines that best resemble one of the first specific lines of `needle` (lines
+ * with at least three letters or digits, when it has any)
  * (bigram similarity of the trimmed lines), best first, then by line number.
  */
 export function closestLines(canonicalText: string, needle: string, limit = 5): LineCandidate[] {
-  const probes = needle
-    .split('\n')
-    .filter((l) => !isBlank(l))
-    .slice(0, MAX_PROBES)
-    .map((l) => bigrams(l.trim()));
+  const content = needle.split('\n').filter((l) => !isBlank(l));
+  // Lines like `}` or `});` resemble hundreds of lines and say nothing about where the text is.
+  const specific = content.filter((l) => (l.match(/[\p{L}\p{N}]/gu) ?? []).length >= MIN_PROBE_WORD_CHARS);
+  const probes = (specific.length > 0 ? specific : content).slice(0, MAX_PROBES).map((l) => bigrams(l.trim()));
   if (probes.length === 0) return [];
 
   const index = new LineIndex(canonicalText);

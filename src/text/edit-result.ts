@@ -5,6 +5,7 @@
  */
 import type { ErrorCode } from '../errors';
 import type { LineCandidate } from './closest-lines';
+import type { RecoveryLevel } from './fuzzy-match';
 import type { NewlineKind } from './newlines';
 
 export interface EditError {
@@ -22,6 +23,14 @@ export interface SnippetEditOk {
   matchEndLine: number;
   /** The style the new snippet was written in (the file's dominant newline). */
   newlineKind: NewlineKind;
+  /** Present when the snippet was placed by the recovery ladder (or matched after a line's indentation). */
+  recovery?: RecoveryReport;
+}
+
+/** Which recovery level placed a snippet and what it adjusted, for the model. */
+export interface RecoveryReport {
+  level: RecoveryLevel;
+  adjusted: string[];
 }
 
 export interface SnippetNoMatch {

@@ -1,39 +1,65 @@
 /**
- * Locating the text to replace (REQ-PATCH-001/005). First an exact search on the canonical LF view;
- * only when the text occurs nowhere, recovery strategies that tolerate the whitespace mistakes
- * models make, tried from the most to the least specific:
+ * Locating the text to replace (REQ-PATCH-001/005, and Edit's snippet mode): first an exact search
+ * on the canonical LF view; only when the text occurs nowhere, the recovery ladder, one shared by
+ * Edit and Patch, from the strictest tolerance to the loosest:
  *
- *   level 0  indentation: whole lines match after removing each side's common indentation
- *            (blank lines match blank lines whatever their whitespace); the replacement is then
- *            re-indented by the same delta.
- *   level 1  the same, after ignoring blank lines at the start and end of the old text.
- *   level 2  the same, also ignoring the old text's final newline (a last line of the file that
- *            has no newline).
- *   level 3  the same, after ignoring ONE non-blank first or last line that the replacement keeps
- *            unchanged (identical first/last line in newText), which covers a partial or garbled
- *            boundary line: since the edit does not change that line, leaving it out of both sides
- *            cannot change the result. At least two non-blank lines must remain.
- *   level 4  both the first and the last line as in level 3.
+ *   line_end_whitespace  whole lines equal once the whitespace at their ends is ignored
+ *   indentation_shift    whole lines equal after removing each side's common indentation: the
+ *                        old text was shifted by a constant (spaces or tabs)
+ *   tabs_spaces          whole lines equal once their indentation is measured in columns with one
+ *                        tab width (4, 8 or 2) and shifted by a constant: tabs written as spaces
+ *   boundary_lines       one of the above after leaving out a partial or garbled first and/or last
+ *                        line that newText keeps unchanged, when what is left is long enough
  *
- * Every level must find exactly one location: if a level finds several, recovery stops and fails,
- * it never picks one. Exact matches that occur several times are reported as ambiguous and are
- * never resolved by recovery either.
+ * At every level the old text is tried as given, then without its blank first/last lines, then
+ * without its final newline (a last line of the file that has none). Blank lines match blank
+ * lines whatever their whitespace. The first attempt that finds anything decides: it must find
+ * exactly ONE place (within the match hint, if any: a hint narrows, never widens), else recovery
+ * stops and nothing is applied. Exact matches that occur several times are ambiguous and never
+ * resolved by recovery.
+ *
+ * An exact match that begins after the indentation of its line (old text copied without it) is
+ * also reported, as `exact_after_indentation`, so that the new lines get that indentation.
+ *
+ * What a match learned (which given line stands for which file line) is what adapt-new-text.ts
+ * uses to write the new text in the file's own whitespace.
  */
+import { describeAdjustment } from './recovery-report';
 import { LineIndex, isBlank, splitsSurrogatePair } from './lines';
-import { commonIndent, shiftIndent } from './reindent';
+import { indentColumns, TAB_WIDTHS, trailingWhitespace } from './indent-units';
+import { commonIndent, leadingWhitespace } from './reindent';
+
+export type RecoveryLevel = 'exact_after_indentation' | 'line_end_whitespace' | 'indentation_shift' | 'tabs_spaces' | 'boundary_lines';
+type LineLevel = 'line_end_whitespace' | 'indentation_shift' | 'tabs_spaces';
 
 /** The old text as lines; `endsWithNewline` means its last line must be followed by a newline. */
-interface NeedleLines {
+export interface NeedleLines {
   lines: string[];
   endsWithNewline: boolean;
 }
 
+/** A non-blank line of the old text as given, and the file line it matched. */
+export interface LinePair {
+  given: string;
+  file: string;
+}
+
 export interface FuzzyAdjustment {
-  /** Human-readable list of what was tolerated, for the notes shown to the model. */
+  level: RecoveryLevel;
+  /** How the lines were compared, for boundary_lines (the level of the lines that were kept). */
+  lineLevel: LineLevel | null;
+  /** One phrase per thing tolerated or adjusted, for the model. */
+  adjusted: string[];
+  /** `adjusted` joined, for notes. */
   description: string;
-  /** Indentation of the old text and of the file where it matched (equal when unchanged). */
+  /** Common indentation of the old text's lines and of the file lines they matched. */
   indentFrom: string;
   indentTo: string;
+  pairs: LinePair[];
+  /** The tab width under which tabs and spaces agreed (tabs_spaces), else null. */
+  tabWidth: number | null;
+  /** Only newText lines after the first get the indentation (exact_after_indentation). */
+  keepFirstLine: boolean;
   /** Lines left out at each end (for the authored newText: leave out the same ones). */
   dropLeadingBlank: number;
   dropTrailingBlank: number;
@@ -46,6 +72,12 @@ export type LocateOutcome =
   | { kind: 'found'; start: number; end: number; fuzzy: FuzzyAdjustment | null }
   | { kind: 'ambiguous'; lines: number[] }
   | { kind: 'not_found'; fuzzyAmbiguousLines: number[] };
+
+export interface LineSpan {
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+}
 
 /** Start offsets of every occurrence of `needle` (overlapping ones too), skipping any that would split an astral character. */
 export function findExactMatches(haystack: string, needle: string): number[] {
@@ -60,50 +92,57 @@ export function findExactMatches(haystack: string, needle: string): number[] {
 
 /**
  * Finds the unique place of LF-only `oldText` in LF-only `haystack`. `newText` is the authored
- * replacement (null when it comes from a clipboard): levels 3 and 4 need it to check that a left-out
- * line is unchanged, so without it they are skipped.
+ * replacement (null when it comes from a clipboard): boundary_lines needs it to check that a
+ * left-out line is unchanged, so without it that level is skipped. `within` restricts every level
+ * to matches lying entirely inside those lines.
  */
-export function locateOldText(haystack: string, oldText: string, newText: string | null, index = new LineIndex(haystack)): LocateOutcome {
-  const exact = findExactMatches(haystack, oldText);
-  if (exact.length === 1) return { kind: 'found', start: exact[0], end: exact[0] + oldText.length, fuzzy: null };
-  if (exact.length > 1) return { kind: 'ambiguous', lines: exact.map((o) => index.lineOf(o)) };
-
-  const fileLines = haystack.split('\n');
-  const needle = parseLines(oldText);
-  const authored = newText === null ? null : parseLines(newText);
-  for (const level of recoveryLevels(needle, authored)) {
-    const hits: { variant: Variant; window: Window }[] = [];
-    for (const variant of level) {
-      const windows = findWindows(index, fileLines, variant.needle);
-      if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
-      if (windows.length === 1) hits.push({ variant, window: windows[0] });
-    }
-    if (hits.length === 0) continue;
-    const first = hits[0];
-    const elsewhere = hits.filter((h) => h.window.end <= first.window.start || h.window.start >= first.window.end);
-    if (elsewhere.length > 0) {
-      return { kind: 'not_found', fuzzyAmbiguousLines: [first, ...elsewhere].map((h) => h.window.startLine) };
-    }
-    return { kind: 'found', start: first.window.start, end: first.window.end, fuzzy: adjustmentOf(first.variant, first.window) };
+export function locateOldText(
+  haystack: string,
+  oldText: string,
+  newText: string | null,
+  index = new LineIndex(haystack),
+  within?: LineSpan,
+): LocateOutcome {
+  const inside = (startLine: number, endLine: number) => within === undefined || (startLine >= within.startLine && endLine <= within.endLine);
+  const exact = findExactMatches(haystack, oldText).filter((o) => {
+    const r = index.lineRange(o, o + oldText.length);
+    return inside(r.startLine, r.endLine);
+  });
+  if (exact.length === 1) {
+    const start = exact[0];
+    return { kind: 'found', start, end: start + oldText.length, fuzzy: indentationBeforeMatch(haystack, index, start, oldText, newText) };
   }
-  return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+  if (exact.length > 1) return { kind: 'ambiguous', lines: exact.map((o) => index.lineOf(o)) };
+  if (within !== undefined && findExactMatches(haystack, oldText).length > 0) return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+  return recover(index, parseLines(oldText), newText === null ? null : parseLines(newText), inside);
 }
 
-/** Applies to the authored newText the same trimming and indentation delta that made the old text match. */
-export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): { text: string; lessIndentedLines: number } {
-  let parsed = parseLines(newText);
-  parsed = dropBlank(parsed, fuzzy.dropLeadingBlank, fuzzy.dropTrailingBlank);
-  if (fuzzy.dropFinalNewline) parsed = { ...parsed, endsWithNewline: false };
-  if (fuzzy.dropFirstLine) parsed = { ...parsed, lines: parsed.lines.slice(1) };
-  if (fuzzy.dropLastLine) parsed = { lines: parsed.lines.slice(0, -1), endsWithNewline: true };
-  const trimmed = joinLines(parsed);
-  if (fuzzy.indentFrom === fuzzy.indentTo) return { text: trimmed, lessIndentedLines: 0 };
-  const shifted = shiftIndent(trimmed, fuzzy.indentFrom, fuzzy.indentTo);
-  return { text: shifted.text, lessIndentedLines: shifted.untouched };
+/**
+ * An exact match of old text with one non-blank line that begins after whitespace-only text on its
+ * line: the old text was copied without the line's indentation, so the lines newText adds after
+ * its first need that indentation. Null when there is nothing to adjust.
+ */
+function indentationBeforeMatch(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): FuzzyAdjustment | null {
+  if (newText === null) return null;
+  const line = index.lineOf(start);
+  const lineStart = index.lineStart(line) + (line === 1 && haystack.startsWith('\ufeff') ? 1 : 0);
+  const before = haystack.slice(Math.min(lineStart, start), start);
+  if (before === '' || !/^[ \t]+$/.test(before)) return null;
+  const nonBlank = oldText.split('\n').filter((l) => !isBlank(l));
+  if (nonBlank.length !== 1 || !/^[ \t]*\S/.test(oldText)) return null;
+  const newLines = newText.split('\n');
+  if (!newLines.slice(1).some((l) => !isBlank(l))) return null;
+  const given = nonBlank[0];
+  const variant = baseVariant(parseLines(oldText));
+  const indentFrom = leadingWhitespace(given);
+  return finish('exact_after_indentation', null, variant, { pairs: [{ given, file: before + given }], indentFrom, indentTo: before + indentFrom, tabWidth: null }, true);
 }
 
 interface Variant {
   needle: NeedleLines;
+  /** boundary_lines: the file line just before / after the match must equal this (trimmed); see boundaryGroups. */
+  lineBefore?: string;
+  lineAfter?: string;
   dropLeadingBlank: number;
   dropTrailingBlank: number;
   dropFinalNewline: boolean;
@@ -113,25 +152,69 @@ interface Variant {
 
 interface Window {
   startLine: number;
+  endLine: number;
   start: number;
   end: number;
-  needleIndent: string;
-  fileIndent: string;
+  pairs: LinePair[];
+  indentFrom: string;
+  indentTo: string;
+  tabWidth: number | null;
 }
 
-function parseLines(text: string): NeedleLines {
+const LINE_LEVELS: readonly LineLevel[] = ['line_end_whitespace', 'indentation_shift', 'tabs_spaces'];
+/** What must be left after leaving out boundary lines: two non-blank lines and this much content. */
+const MIN_KEPT_LINES = 2;
+const MIN_KEPT_CHARS = 12;
+
+function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
+  const finder = new WindowFinder(index, inside);
+  const shapes = shapeVariants(needle, authored);
+  for (const level of LINE_LEVELS) {
+    for (const variant of shapes) {
+      const windows = finder.find(variant.needle, level);
+      if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
+      if (windows.length === 1) return found(windows[0], finish(level, null, variant, windows[0], false));
+    }
+  }
+  if (authored === null) return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+  const trimmed = blankTrimmed(needle);
+  for (const group of boundaryGroups(keepsBlankLines(trimmed, authored) ? trimmed : baseVariant(needle), authored)) {
+    for (const level of LINE_LEVELS) {
+      const hits: { variant: Variant; window: Window }[] = [];
+      for (const variant of group) {
+        const windows = finder.find(variant.needle, level).filter((w) => boundaryAgrees(index, w, variant));
+        if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
+        if (windows.length === 1) hits.push({ variant, window: windows[0] });
+      }
+      if (hits.length === 0) continue;
+      const first = hits[0];
+      const elsewhere = hits.filter((h) => h.window.end <= first.window.start || h.window.start >= first.window.end);
+      if (elsewhere.length > 0) return { kind: 'not_found', fuzzyAmbiguousLines: [first, ...elsewhere].map((h) => h.window.startLine) };
+      return found(first.window, finish('boundary_lines', level, first.variant, first.window, false));
+    }
+  }
+  return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+}
+
+function found(window: Window, fuzzy: FuzzyAdjustment): LocateOutcome {
+  return { kind: 'found', start: window.start, end: window.end, fuzzy };
+}
+
+/** Splits LF-only text into lines. */
+export function parseLines(text: string): NeedleLines {
   const endsWithNewline = text.endsWith('\n');
   const body = endsWithNewline ? text.slice(0, -1) : text;
   return { lines: body.split('\n'), endsWithNewline };
 }
 
-function joinLines(n: NeedleLines): string {
+/** The inverse of parseLines. */
+export function joinLines(n: NeedleLines): string {
   if (n.lines.length === 0) return '';
   return n.lines.join('\n') + (n.endsWithNewline ? '\n' : '');
 }
 
 /** Removes up to `leading`/`trailing` blank lines; removing a last line leaves the one before it newline-terminated. */
-function dropBlank(n: NeedleLines, leading: number, trailing: number): NeedleLines {
+export function dropBlank(n: NeedleLines, leading: number, trailing: number): NeedleLines {
   let lines = n.lines;
   let endsWithNewline = n.endsWithNewline;
   let l = 0;
@@ -146,109 +229,226 @@ function dropBlank(n: NeedleLines, leading: number, trailing: number): NeedleLin
   return { lines, endsWithNewline };
 }
 
-function nonBlankCount(n: NeedleLines): number {
-  return n.lines.filter((l) => !isBlank(l)).length;
+function baseVariant(needle: NeedleLines): Variant {
+  return { needle, dropLeadingBlank: 0, dropTrailingBlank: 0, dropFinalNewline: false, dropFirstLine: false, dropLastLine: false };
 }
 
-/** The recovery levels described at the top of this file, each a list of variants of the old text. */
-function recoveryLevels(needle: NeedleLines, authored: NeedleLines | null): Variant[][] {
-  const base: Variant = {
-    needle,
-    dropLeadingBlank: 0,
-    dropTrailingBlank: 0,
-    dropFinalNewline: false,
-    dropFirstLine: false,
-    dropLastLine: false,
-  };
-  const levels: Variant[][] = [[base]];
-
+/** The old text without its blank first and last lines. */
+function blankTrimmed(needle: NeedleLines): Variant {
   let leading = 0;
   while (leading < needle.lines.length && isBlank(needle.lines[leading])) leading++;
   let trailing = 0;
   while (trailing < needle.lines.length - leading && isBlank(needle.lines[needle.lines.length - 1 - trailing])) trailing++;
-  const blankTrimmed: Variant = { ...base, needle: dropBlank(needle, leading, trailing), dropLeadingBlank: leading, dropTrailingBlank: trailing };
-  if (leading + trailing > 0) levels.push([blankTrimmed]);
-  if (blankTrimmed.needle.endsWithNewline) {
-    levels.push([{ ...blankTrimmed, needle: { ...blankTrimmed.needle, endsWithNewline: false }, dropFinalNewline: true }]);
-  }
-
-  // Levels 3 and 4 leave out content lines, which is safe only when newText keeps them unchanged.
-  if (authored !== null) {
-    const trimmedNew = dropBlank(authored, leading, trailing).lines;
-    const lines = blankTrimmed.needle.lines;
-    const firstKept = lines.length > 0 && trimmedNew.length > 0 && lines[0] === trimmedNew[0];
-    const lastKept = lines.length > 0 && trimmedNew.length > 0 && lines[lines.length - 1] === trimmedNew[trimmedNew.length - 1];
-    const withoutFirst: Variant = { ...blankTrimmed, needle: { ...blankTrimmed.needle, lines: lines.slice(1) }, dropFirstLine: true };
-    const withoutLast: Variant = { ...blankTrimmed, needle: { lines: lines.slice(0, -1), endsWithNewline: true }, dropLastLine: true };
-    const withoutBoth: Variant = { ...withoutFirst, needle: { lines: lines.slice(1, -1), endsWithNewline: true }, dropLastLine: true };
-    const specific = (v: Variant) => nonBlankCount(v.needle) >= 2;
-    const single = [firstKept ? withoutFirst : null, lastKept ? withoutLast : null].filter((v): v is Variant => v !== null && specific(v));
-    if (single.length > 0) levels.push(single);
-    if (firstKept && lastKept && lines.length >= 2 && trimmedNew.length >= 2 && specific(withoutBoth)) levels.push([withoutBoth]);
-  }
-  return levels.filter((level) => level.length > 0 && level.every((v) => nonBlankCount(v.needle) >= 1));
+  return { ...baseVariant(needle), needle: dropBlank(needle, leading, trailing), dropLeadingBlank: leading, dropTrailingBlank: trailing };
 }
 
-/** Windows of whole file lines equal to the needle lines up to a common indentation difference. */
-function findWindows(index: LineIndex, fileLines: string[], needle: NeedleLines): Window[] {
-  const k = needle.lines.length;
-  const nonBlank = needle.lines.map((l) => !isBlank(l));
-  const anchor = nonBlank.indexOf(true);
-  if (anchor === -1) return [];
-  const needleIndent = commonIndent(needle.lines.filter((_, i) => nonBlank[i]));
-  const rests = needle.lines.map((l) => l.slice(needleIndent.length));
-  const anchorTrimmed = needle.lines[anchor].trimStart();
-  // A needle ending in a newline cannot use the phantom empty line after the file's final newline.
-  const lastUsable = index.lineCount;
-
-  const windows: Window[] = [];
-  for (let j = 0; j + k <= lastUsable; j++) {
-    if (fileLines[j + anchor].trimStart() !== anchorTrimmed) continue;
-    const window = matchWindow(fileLines, j, nonBlank, rests);
-    if (window === null) continue;
-    const lastLine = j + k;
-    if (needle.endsWithNewline && !index.hasTerminator(lastLine)) continue;
-    const start = index.lineStart(j + 1);
-    const end = index.lineContentEnd(lastLine) + (needle.endsWithNewline ? 1 : 0);
-    windows.push({ startLine: j + 1, start, end, needleIndent, fileIndent: window });
-  }
-  return windows;
+/**
+ * Ignoring blank lines at the ends of the old text is safe only when the new text keeps them (at
+ * least as many at each end): otherwise they are lines the edit deletes.
+ */
+function keepsBlankLines(trimmed: Variant, authored: NeedleLines | null): boolean {
+  if (authored === null) return true;
+  const t = blankTrimmed(authored);
+  return t.dropLeadingBlank >= trimmed.dropLeadingBlank && t.dropTrailingBlank >= trimmed.dropTrailingBlank;
 }
 
-/** The file's common indentation if lines j.. match the needle rests, else null. */
-function matchWindow(fileLines: string[], j: number, nonBlank: boolean[], rests: string[]): string | null {
-  const contentLines: string[] = [];
-  for (let i = 0; i < nonBlank.length; i++) {
-    const line = fileLines[j + i];
-    if (nonBlank[i] === isBlank(line)) return null;
-    if (nonBlank[i]) contentLines.push(line);
-  }
-  const fileIndent = commonIndent(contentLines);
-  for (let i = 0; i < nonBlank.length; i++) {
-    if (nonBlank[i] && fileLines[j + i].slice(fileIndent.length) !== rests[i]) return null;
-  }
-  return fileIndent;
+/** The old text as given, without its blank first/last lines (when the new text keeps them), and without its final newline. */
+function shapeVariants(needle: NeedleLines, authored: NeedleLines | null): Variant[] {
+  const base = baseVariant(needle);
+  const out = [base];
+  let trimmed = blankTrimmed(needle);
+  if (!keepsBlankLines(trimmed, authored)) trimmed = base;
+  if (trimmed.dropLeadingBlank + trimmed.dropTrailingBlank > 0) out.push(trimmed);
+  if (trimmed.needle.endsWithNewline) out.push({ ...trimmed, needle: { ...trimmed.needle, endsWithNewline: false }, dropFinalNewline: true });
+  return out.filter((v) => v.needle.lines.some((l) => !isBlank(l)));
 }
 
-function adjustmentOf(variant: Variant, window: Window): FuzzyAdjustment {
-  const parts: string[] = [];
-  if (window.needleIndent !== window.fileIndent) {
-    parts.push(`indentation adjusted (the file has ${JSON.stringify(window.fileIndent)} where oldText had ${JSON.stringify(window.needleIndent)})`);
-  }
-  if (variant.dropLeadingBlank > 0) parts.push(`ignored ${variant.dropLeadingBlank} leading blank line(s) of oldText`);
-  if (variant.dropTrailingBlank > 0) parts.push(`ignored ${variant.dropTrailingBlank} trailing blank line(s) of oldText`);
-  if (variant.dropFinalNewline) parts.push('ignored the final newline of oldText');
-  if (variant.dropFirstLine) parts.push('ignored the first line of oldText (newText keeps it unchanged)');
-  if (variant.dropLastLine) parts.push('ignored the last line of oldText (newText keeps it unchanged)');
-  if (parts.length === 0) parts.push('whitespace of blank lines differs');
-  return {
-    description: parts.join('; '),
-    indentFrom: window.needleIndent,
-    indentTo: window.fileIndent,
+/**
+ * Leaving out a first and/or last line is safe only when newText keeps it unchanged (so the edit
+ * does not depend on it) and enough specific text is left to place the edit.
+ */
+function boundaryGroups(shape: Variant, authored: NeedleLines): Variant[][] {
+  const newLines = dropBlank(authored, shape.dropLeadingBlank, shape.dropTrailingBlank).lines;
+  const lines = shape.needle.lines;
+  if (lines.length < 2 || newLines.length === 0) return [];
+  const [first, last] = [lines[0], lines[lines.length - 1]];
+  const [newFirst, newLast] = [newLines[0], newLines[newLines.length - 1]];
+  // Kept: newText repeats the line, or writes out in full the line the old text gives cut short
+  // (then the file's line must be that full line).
+  const firstKept = first === newFirst || isCutOf(first, newFirst);
+  const lastKept = last === newLast || isCutOf(last, newLast);
+  const before = first === newFirst ? {} : { lineBefore: newFirst.trim() };
+  const after = last === newLast ? {} : { lineAfter: newLast.trim() };
+  const withoutFirst: Variant = { ...shape, ...before, needle: { ...shape.needle, lines: lines.slice(1) }, dropFirstLine: true };
+  const withoutLast: Variant = { ...shape, ...after, needle: { lines: lines.slice(0, -1), endsWithNewline: true }, dropLastLine: true };
+  const withoutBoth: Variant = { ...withoutFirst, ...after, needle: { lines: lines.slice(1, -1), endsWithNewline: true }, dropLastLine: true };
+  const single = [firstKept ? withoutFirst : null, lastKept ? withoutLast : null].filter((v): v is Variant => v !== null && specific(v.needle));
+  const groups = single.length > 0 ? [single] : [];
+  if (firstKept && lastKept && lines.length >= 3 && newLines.length >= 2 && specific(withoutBoth.needle)) groups.push([withoutBoth]);
+  return groups;
+}
+
+/** `cut` is a start or an end of the longer line `full` (whitespace aside; a cut inside the indentation leaves only whitespace). */
+function isCutOf(cut: string, full: string): boolean {
+  const [c, f] = [cut.trim(), full.trim()];
+  return cut.length > 0 && f.length > c.length && (f.startsWith(c) || f.endsWith(c));
+}
+
+/** A window found without a cut boundary line must sit next to the full line newText gives for it. */
+function boundaryAgrees(index: LineIndex, w: Window, v: Variant): boolean {
+  if (v.lineBefore !== undefined && (w.startLine < 2 || index.lineText(w.startLine - 1).trim() !== v.lineBefore)) return false;
+  if (v.lineAfter !== undefined && (w.endLine >= index.lineCount || index.lineText(w.endLine + 1).trim() !== v.lineAfter)) return false;
+  return true;
+}
+
+function specific(n: NeedleLines): boolean {
+  const content = n.lines.filter((l) => !isBlank(l));
+  return content.length >= MIN_KEPT_LINES && content.reduce((sum, l) => sum + l.replace(/\s+/g, '').length, 0) >= MIN_KEPT_CHARS;
+}
+
+function finish(level: RecoveryLevel, lineLevel: LineLevel | null, variant: Variant, window: Pick<Window, 'pairs' | 'indentFrom' | 'indentTo' | 'tabWidth'>, keepFirstLine: boolean): FuzzyAdjustment {
+  const base = {
+    level,
+    lineLevel,
+    indentFrom: window.indentFrom,
+    indentTo: window.indentTo,
+    pairs: window.pairs,
+    tabWidth: window.tabWidth,
+    keepFirstLine,
     dropLeadingBlank: variant.dropLeadingBlank,
     dropTrailingBlank: variant.dropTrailingBlank,
     dropFinalNewline: variant.dropFinalNewline,
     dropFirstLine: variant.dropFirstLine,
     dropLastLine: variant.dropLastLine,
   };
+  const adjusted = describeAdjustment(base);
+  return { ...base, adjusted, description: adjusted.join('; ') };
+}
+
+function stripEnd(line: string): string {
+  return line.slice(0, line.length - trailingWhitespace(line).length);
+}
+
+/** Finds windows of whole file lines that match a needle at one level; candidates come from a native search for the needle's most specific line. */
+class WindowFinder {
+  private readonly candidates = new Map<string, number[]>();
+
+  constructor(
+    private readonly index: LineIndex,
+    private readonly inside: (startLine: number, endLine: number) => boolean,
+  ) {}
+
+  find(needle: NeedleLines, level: LineLevel): Window[] {
+    const k = needle.lines.length;
+    const nonBlank = needle.lines.map((l) => !isBlank(l));
+    let anchor = -1;
+    for (let i = 0; i < k; i++) if (nonBlank[i] && (anchor === -1 || needle.lines[i].trim().length > needle.lines[anchor].trim().length)) anchor = i;
+    if (anchor === -1) return [];
+    const matcher = new LineMatcher(needle.lines, nonBlank, level);
+    const windows: Window[] = [];
+    for (const line of this.linesHolding(needle.lines[anchor].trim())) {
+      const first = line - anchor;
+      const last = first + k - 1;
+      if (first < 1 || last > this.index.lineCount) continue;
+      if (needle.endsWithNewline && !this.index.hasTerminator(last)) continue;
+      if (!this.inside(first, last)) continue;
+      const fileLines: string[] = [];
+      for (let i = 0; i < k; i++) fileLines.push(this.lineText(first + i));
+      const m = matcher.match(fileLines);
+      if (m === null) continue;
+      const start = this.index.lineStart(first) + (first === 1 ? this.bom : 0);
+      const end = this.index.lineContentEnd(last) + (needle.endsWithNewline ? 1 : 0);
+      windows.push({ startLine: first, endLine: last, start, end, ...m });
+    }
+    return windows;
+  }
+
+  /** A byte order mark belongs to the file, not to line 1: it is never matched or replaced. */
+  private get bom(): number {
+    return this.index.text.startsWith('\ufeff') ? 1 : 0;
+  }
+
+  private lineText(line: number): string {
+    const text = this.index.lineText(line);
+    return line === 1 ? text.slice(this.bom) : text;
+  }
+
+  /** 1-based lines whose trimmed text is `trimmed`, in order. */
+  private linesHolding(trimmed: string): number[] {
+    const cached = this.candidates.get(trimmed);
+    if (cached !== undefined) return cached;
+    const text = this.index.text;
+    const lines: number[] = [];
+    for (let i = text.indexOf(trimmed); i !== -1; i = text.indexOf(trimmed, i + 1)) {
+      const line = this.index.lineOf(i);
+      if (lines[lines.length - 1] !== line && this.lineText(line).trim() === trimmed) lines.push(line);
+      // Skip to the next line: one hit per line is enough.
+      const next = this.index.lineContentEnd(line) + 1;
+      if (next > i + 1) i = next - 1;
+    }
+    this.candidates.set(trimmed, lines);
+    return lines;
+  }
+}
+
+type WindowMatch = Pick<Window, 'pairs' | 'indentFrom' | 'indentTo' | 'tabWidth'>;
+
+/** Compares the needle's lines with a window of file lines at one level. */
+class LineMatcher {
+  private readonly stripped: string[];
+  private readonly needleIndent: string;
+  private readonly rests: string[];
+  private readonly contents: string[];
+
+  constructor(
+    private readonly lines: string[],
+    private readonly nonBlank: boolean[],
+    private readonly level: LineLevel,
+  ) {
+    this.stripped = lines.map(stripEnd);
+    this.needleIndent = commonIndent(this.stripped.filter((_, i) => nonBlank[i]));
+    this.rests = this.stripped.map((l) => l.slice(this.needleIndent.length));
+    this.contents = this.stripped.map((l) => l.trimStart());
+  }
+
+  match(fileLines: string[]): WindowMatch | null {
+    const { nonBlank } = this;
+    for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] === isBlank(fileLines[i])) return null;
+    const fileStripped = fileLines.map(stripEnd);
+    const pairs: LinePair[] = [];
+    for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i]) pairs.push({ given: this.lines[i], file: fileLines[i] });
+    const fileIndent = commonIndent(fileStripped.filter((_, i) => nonBlank[i]));
+    const result = (tabWidth: number | null): WindowMatch => ({ pairs, indentFrom: this.needleIndent, indentTo: fileIndent, tabWidth });
+
+    if (this.level === 'line_end_whitespace') {
+      for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i] !== this.stripped[i]) return null;
+      return result(null);
+    }
+    if (this.level === 'indentation_shift') {
+      for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i].slice(fileIndent.length) !== this.rests[i]) return null;
+      return result(null);
+    }
+    for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i].trimStart() !== this.contents[i]) return null;
+    const width = this.tabWidthFor(fileStripped);
+    return width === null ? null : result(width);
+  }
+
+  /** The tab width under which every line's indentation differs from the file's by one constant (no difference preferred). */
+  private tabWidthFor(fileStripped: string[]): number | null {
+    let shifted: number | null = null;
+    for (const width of TAB_WIDTHS) {
+      let delta: number | null = null;
+      let constant = true;
+      for (let i = 0; i < this.nonBlank.length && constant; i++) {
+        if (!this.nonBlank[i]) continue;
+        const d = indentColumns(leadingWhitespace(fileStripped[i]), width) - indentColumns(leadingWhitespace(this.stripped[i]), width);
+        if (delta === null) delta = d;
+        else if (d !== delta) constant = false;
+      }
+      if (!constant) continue;
+      if (delta === 0) return width;
+      shifted ??= width;
+    }
+    return shifted;
+  }
 }

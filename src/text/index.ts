@@ -11,6 +11,7 @@ export type {
   EditError,
   LineEditOk,
   LineEditResult,
+  RecoveryReport,
   SnippetAmbiguous,
   SnippetEditOk,
   SnippetEditResult,
@@ -18,7 +19,8 @@ export type {
 } from './edit-result';
 export { applySnippetEdit, type MatchHint, type SnippetEditRequest } from './snippet-edit';
 export { applyLineEdit, type LineEditRequest } from './line-edit';
-export { findExactMatches, locateOldText, adaptNewText, type FuzzyAdjustment, type LocateOutcome } from './fuzzy-match';
+export { findExactMatches, locateOldText, type FuzzyAdjustment, type LocateOutcome, type RecoveryLevel } from './fuzzy-match';
+export { adaptNewText } from './adapt-new-text';
 export { applyReindent, commonIndent, shiftIndent, type ReindentSpec } from './reindent';
 export { detectGenerated } from './generated';
 export { checkPatchSize, estimateTokens, patchInputBytes, utf8Length, MAX_PATCH_INPUT_TOKENS } from './patch-size';
@@ -27,8 +29,9 @@ export {
   type ApplyPatchesOptions,
   type PatchOp,
   type PatchOperation,
+  type PatchRecovery,
   type PatchResult,
 } from './patch-types';
 export { applyPatches } from './patch';
 export { applySearchReplace, parseSearchReplaceBlocks } from './search-replace';
-export { unifiedDiff, diffStat } from './unified-diff';
+export { unifiedDiff, diffStat, splitKeepingEnds } from './unified-diff';

@@ -11,11 +11,15 @@
  *   is never glued on and a file without a final newline keeps it that way. Newlines inside
  *   newContent are written in the file's dominant style.
  * - An empty newContent deletes the lines together with their terminators.
- * - Bytes outside the range are kept exactly.
+ * - Bytes outside the range are kept exactly, and so is a byte order mark before line 1.
+ * - A final newline cannot be added or removed here (the last line keeps its ending): asking for
+ *   one (new content ending in a newline, on a file without a final newline) is noted.
  */
 import { editError, type LineEditResult } from './edit-result';
 import { splitLinesKeepEnds } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
+
+const BOM = '\ufeff';
 
 export interface LineEditRequest {
   startLine: number;
@@ -57,22 +61,33 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
   for (let i = 0; i < startLine - 1; i++) startOffset += lines[i].content.length + lines[i].terminator.length;
   let endOffset = startOffset;
   for (let i = startLine - 1; i < endLine; i++) endOffset += lines[i].content.length + lines[i].terminator.length;
+  // The byte order mark belongs to the file, not to line 1 (snippet mode and Patch keep it too).
+  const keepsBom = startLine === 1 && original.startsWith(BOM);
+  if (keepsBom) startOffset = BOM.length;
 
   const newlineKind = analyzeNewlines(original).dominant;
   let replacement = '';
   let newLineCount = 0;
-  if (newContent !== '') {
-    const lf = toLF(newContent);
+  const lf = toLF(keepsBom && newContent.startsWith(BOM) ? newContent.slice(BOM.length) : newContent);
+  if (lf !== '') {
     const body = lf.endsWith('\n') ? lf.slice(0, -1) : lf;
     replacement = convertNewlines(body, newlineKind) + lines[endLine - 1].terminator;
     newLineCount = body.split('\n').length;
   }
   const text = original.slice(0, startOffset) + replacement + original.slice(endOffset);
   const what = newLineCount === 0 ? 'deleted' : `replaced with ${newLineCount} line(s)`;
+  const notes: string[] = [];
+  if (keepsBom) notes.push("The file's byte order mark (U+FEFF) was kept before line 1.");
+  if (endLine === count && lines[count - 1].terminator === '' && lf.endsWith('\n') && newLineCount > 0) {
+    notes.push(
+      'The file still ends without a final newline: line-range mode keeps the ending of the last line it replaces. ' +
+        'To add one, use snippet mode with old_snippet = the last line and new_snippet = the same line followed by a newline.',
+    );
+  }
   return {
     status: 'ok',
     text,
-    message: `lines ${startLine}-${endLine} ${what} (newlines written as ${newlineKind}).`,
+    message: [`lines ${startLine}-${endLine} ${what} (newlines written as ${newlineKind}).`, ...notes].join(' '),
     startLine,
     endLine: startLine + newLineCount - 1,
     newlineKind,

@@ -1,4 +1,5 @@
 /** The shapes of the Patch engine (REQ-PATCH-001..005); the tool schema itself lives in the tools layer. */
+import type { RecoveryLevel } from './fuzzy-match';
 import type { NewlineKind } from './newlines';
 import type { ReindentSpec } from './reindent';
 
@@ -31,6 +32,18 @@ export interface PatchResult {
   warnings: string[];
   /** The newline style inserted text was written in. */
   newlineKind: NewlineKind;
+  /** One entry per replace whose oldText was placed by the recovery ladder (or matched after a line's indentation). */
+  recoveries: PatchRecovery[];
+}
+
+/** Which ladder level placed a replace, where, and what it adjusted. */
+export interface PatchRecovery {
+  patch: number;
+  level: RecoveryLevel;
+  /** 1-based lines of the original that were replaced. */
+  startLine: number;
+  endLine: number;
+  adjusted: string[];
 }
 
 export interface ApplyPatchesOptions {

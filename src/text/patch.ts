@@ -19,12 +19,14 @@
 import { ForgeError } from '../errors';
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
-import { adaptNewText, locateOldText } from './fuzzy-match';
+import { adaptNewText } from './adapt-new-text';
+import { locateOldText } from './fuzzy-match';
 import { detectGenerated } from './generated';
 import { LineIndex } from './lines';
+import { formatWhitespaceCandidate, nearestWhitespaceCandidate } from './whitespace-candidate';
 import { analyzeNewlines, convertNewlines, newlineSequence, toLF, type NewlineKind } from './newlines';
 import { checkPatchSize, patchInputBytes } from './patch-size';
-import { PATCH_OPERATIONS, type ApplyPatchesOptions, type PatchOp, type PatchResult } from './patch-types';
+import { PATCH_OPERATIONS, type ApplyPatchesOptions, type PatchOp, type PatchRecovery, type PatchResult } from './patch-types';
 import { applyReindent } from './reindent';
 
 type EditKind = 'prepend' | 'replace' | 'append';
@@ -64,6 +66,7 @@ export function applyPatches(
   const notes: string[] = [];
   const warnings: string[] = [];
   const edits: PlannedEdit[] = [];
+  const recoveries: PatchRecovery[] = [];
 
   patches.forEach((op, i) => {
     const patchNo = i + 1;
@@ -77,7 +80,7 @@ export function applyPatches(
       else edits.push({ patchNo, kind: 'replace', start: 0, end, text });
       return;
     }
-    edits.push(planReplace(op, patchNo, label, view.canonical, index, clips, notes));
+    edits.push(planReplace(op, patchNo, label, view.canonical, index, clips, notes, recoveries, item));
   });
 
   rejectOverlaps(edits, index, item);
@@ -86,7 +89,7 @@ export function applyPatches(
     const generated = detectGenerated(options.path, source);
     if (generated !== null) warnings.push(generated);
   }
-  return { text, clipboards: clips, notes, warnings, newlineKind };
+  return { text, clipboards: clips, notes, warnings, newlineKind, recoveries };
 }
 
 function validatePatches(original: string | null, patches: readonly PatchOp[], item: string): void {
@@ -152,6 +155,8 @@ function planReplace(
   index: LineIndex,
   clips: Record<string, string>,
   notes: string[],
+  recoveries: PatchRecovery[],
+  item: string,
 ): PlannedEdit {
   const oldText = toLF(op.oldText ?? '');
   const authored = op.fromClipboard === undefined ? toLF(op.newText ?? '') : null;
@@ -164,19 +169,23 @@ function planReplace(
       { data: { patch: patchNo, lines: outcome.lines } },
     );
   }
-  if (outcome.kind === 'not_found') throw notFound(label, patchNo, canonical, oldText, outcome.fuzzyAmbiguousLines);
+  if (outcome.kind === 'not_found') throw notFound(label, patchNo, canonical, index, oldText, outcome.fuzzyAmbiguousLines);
 
   const matched = canonical.slice(outcome.start, outcome.end);
   const { startLine, endLine } = index.lineRange(outcome.start, outcome.end);
+  const recovered = outcome.fuzzy !== null && outcome.fuzzy.level !== 'exact_after_indentation';
   if (outcome.fuzzy !== null) {
+    recoveries.push({ patch: patchNo, level: outcome.fuzzy.level, startLine, endLine, adjusted: outcome.fuzzy.adjusted });
     notes.push(
-      `${label}: oldText did not match exactly; it was matched at lines ${startLine}-${endLine} with whitespace ` +
-        `recovery (${outcome.fuzzy.description}). The text actually matched was: ${quoteForNote(matched)}`,
+      recovered
+        ? `${label}: oldText did not match exactly; it was matched at lines ${startLine}-${endLine} with whitespace ` +
+            `recovery (${outcome.fuzzy.level}: ${outcome.fuzzy.description}). The text actually matched was: ${quoteForNote(matched)}`
+        : `${label}: oldText matched exactly at line ${startLine}, but after the line's indentation: ${outcome.fuzzy.description}.`,
     );
   }
   if (op.toClipboard !== undefined) {
     clips[op.toClipboard] = matched;
-    const fuzzyPart = outcome.fuzzy === null ? '' : ' It holds the text actually matched in the file, not your oldText.';
+    const fuzzyPart = recovered ? ' It holds the text actually matched in the file, not your oldText.' : '';
     notes.push(`${label}: clipboard ${JSON.stringify(op.toClipboard)} now holds lines ${startLine}-${endLine} of the original.${fuzzyPart}`);
   }
   if (op.newText === undefined && op.fromClipboard === undefined) {
@@ -187,8 +196,9 @@ function planReplace(
   if (outcome.fuzzy !== null && authored !== null) {
     const adapted = adaptNewText(text, outcome.fuzzy);
     text = adapted.text;
+    if (outcome.fuzzy.dropFinalNewline) notes.push(finalNewlineNote(label, item));
     if (adapted.lessIndentedLines > 0) {
-      notes.push(`${label}: ${adapted.lessIndentedLines} line(s) of newText were less indented than oldText and were inserted as written; check their indentation.`);
+      notes.push(`${label}: ${adapted.lessIndentedLines} line(s) of newText were less indented than the shift allows and were placed at the start of the line; check their indentation.`);
     }
   }
   return { patchNo, kind: 'replace', start: outcome.start, end: outcome.end, text };
@@ -212,7 +222,7 @@ function insertedText(op: PatchOp, clips: Record<string, string>, label: string,
   return toLF(content);
 }
 
-function notFound(label: string, patchNo: number, canonical: string, oldText: string, fuzzyLines: number[]): ForgeError {
+function notFound(label: string, patchNo: number, canonical: string, index: LineIndex, oldText: string, fuzzyLines: number[]): ForgeError {
   const parts = [`${label}: old text not found.`];
   if (fuzzyLines.length > 1) {
     parts.push(
@@ -220,12 +230,23 @@ function notFound(label: string, patchNo: number, canonical: string, oldText: st
         'so nothing was applied; add more surrounding lines to oldText to make it unique.',
     );
   }
+  const loose = nearestWhitespaceCandidate(index, oldText);
+  if (loose !== null) parts.push(`${formatWhitespaceCandidate(loose)}\nCopy oldText exactly from there, including indentation.`);
   const candidates = closestLines(canonical, oldText);
   if (candidates.length > 0) parts.push(`The most similar lines in the file are:\n${formatCandidates(candidates)}`);
   parts.push('Re-read the file and copy oldText exactly as it appears there, including indentation and blank lines.');
   return new ForgeError('TEXT_NO_MATCH', parts.join('\n'), {
-    data: { patch: patchNo, candidates, fuzzyAmbiguousLines: fuzzyLines },
+    data: { patch: patchNo, candidates, fuzzyAmbiguousLines: fuzzyLines, ...(loose === null ? {} : { whitespaceCandidate: loose }) },
   });
+}
+
+function finalNewlineNote(label: string, item: string): string {
+  const how =
+    item === 'block'
+      ? 'SEARCH/REPLACE sections always end with a newline, so blocks cannot add or remove a final newline: use Patch or Edit for that ' +
+        '(replace the last line with the same line followed by a newline to add one, or the reverse to remove it).'
+      : 'To add one, replace the last line (oldText without a newline) with the same line followed by a newline.';
+  return `${label}: the file's last line has no final newline, so the new text was inserted without one. ${how}`;
 }
 
 function rejectOverlaps(edits: PlannedEdit[], index: LineIndex, item: string): void {

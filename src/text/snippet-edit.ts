@@ -10,9 +10,11 @@
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { editError, type SnippetEditResult } from './edit-result';
+import { adaptNewText } from './adapt-new-text';
 import { findExactMatches, locateOldText } from './fuzzy-match';
 import { LineIndex } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
+import { formatWhitespaceCandidate, nearestWhitespaceCandidate } from './whitespace-candidate';
 
 export interface MatchHint {
   /** 1-based, inclusive. */
@@ -56,7 +58,7 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
   });
   const eligible = hint === undefined ? all : all.filter((m) => m.startLine >= hint.startLine && m.endLine <= hint.endLine);
 
-  if (eligible.length === 0) return noMatch(view.canonical, oldSnippet, all, hint, index);
+  if (eligible.length === 0 && all.length > 0) return noMatch(view.canonical, oldSnippet, all, hint, index, []);
   if (eligible.length > 1) {
     const lines = eligible.map((m) => m.startLine);
     const where = hint === undefined ? '' : ` within match_hint lines ${hint.startLine}-${hint.endLine}`;
@@ -70,17 +72,32 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
     };
   }
 
-  const match = eligible[0];
+  // Exact first (spec 001); the recovery ladder only when the snippet occurs nowhere.
+  const newSnippet = toLF(request.newSnippet);
+  const outcome = locateOldText(view.canonical, oldSnippet, newSnippet, index, hint);
+  if (outcome.kind === 'not_found') return noMatch(view.canonical, oldSnippet, all, hint, index, outcome.fuzzyAmbiguousLines);
+  if (outcome.kind === 'ambiguous') return noMatch(view.canonical, oldSnippet, all, hint, index, outcome.lines);
+
+  const { startLine, endLine } = index.lineRange(outcome.start, outcome.end);
   const newlineKind = analyzeNewlines(original).dominant;
-  const replacement = convertNewlines(request.newSnippet, newlineKind);
-  const text = original.slice(0, view.toOriginal(match.start)) + replacement + original.slice(view.toOriginal(match.end));
+  const fuzzy = outcome.fuzzy;
+  const inserted = fuzzy === null ? request.newSnippet : adaptNewText(newSnippet, fuzzy).text;
+  const replacement = convertNewlines(inserted, newlineKind);
+  const text = original.slice(0, view.toOriginal(outcome.start)) + replacement + original.slice(view.toOriginal(outcome.end));
+  const how =
+    fuzzy === null
+      ? ''
+      : fuzzy.level === 'exact_after_indentation'
+        ? ` The snippet matched exactly, but after the line's indentation: ${fuzzy.description}.`
+        : ` old_snippet did not match exactly; it was recovered (${fuzzy.level}: ${fuzzy.description}). Check the diff.`;
   return {
     status: 'ok',
     text,
-    message: `replaced lines ${match.startLine}-${match.endLine} (newlines written as ${newlineKind}).`,
-    matchStartLine: match.startLine,
-    matchEndLine: match.endLine,
+    message: `replaced lines ${startLine}-${endLine} (newlines written as ${newlineKind}).${how}`,
+    matchStartLine: startLine,
+    matchEndLine: endLine,
     newlineKind,
+    ...(fuzzy === null ? {} : { recovery: { level: fuzzy.level, adjusted: fuzzy.adjusted } }),
   };
 }
 
@@ -95,7 +112,7 @@ function hintProblem(hint: MatchHint): string | null {
   return null;
 }
 
-function noMatch(canonical: string, snippet: string, all: Match[], hint: MatchHint | undefined, index: LineIndex): SnippetEditResult {
+function noMatch(canonical: string, snippet: string, all: Match[], hint: MatchHint | undefined, index: LineIndex, fuzzyLines: number[]): SnippetEditResult {
   const candidates = closestLines(canonical, snippet);
   const parts: string[] = [];
   if (hint !== undefined && all.length > 0) {
@@ -106,15 +123,14 @@ function noMatch(canonical: string, snippet: string, all: Match[], hint: MatchHi
     );
   } else {
     parts.push('old_snippet was not found in the file, so nothing was changed.');
-    // The Edit tool does not apply fuzzy matches, but saying where one is helps the model fix its snippet.
-    const loose = locateOldText(canonical, snippet, null, index);
-    if (loose.kind === 'found') {
-      const { startLine, endLine } = index.lineRange(loose.start, loose.end);
+    if (fuzzyLines.length > 1) {
       parts.push(
-        `Lines ${startLine}-${endLine} match if whitespace is ignored (${loose.fuzzy?.description ?? 'whitespace differs'}); ` +
-          'copy old_snippet exactly from there, including indentation.',
+        `Whitespace-tolerant matching found ${fuzzyLines.length} possible places (lines ${fuzzyLines.join(', ')}), so none was used; ` +
+          'add neighbouring lines to old_snippet or give a match_hint that covers one of them.',
       );
     }
+    const loose = nearestWhitespaceCandidate(index, snippet);
+    if (loose !== null) parts.push(`${formatWhitespaceCandidate(loose)}\nCopy old_snippet exactly from there, including indentation.`);
     if (candidates.length > 0) parts.push(`The most similar lines are:\n${formatCandidates(candidates)}`);
     parts.push('Re-read the file and copy old_snippet exactly as it appears.');
   }

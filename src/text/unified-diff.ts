@@ -9,7 +9,8 @@ import { FILE_HEADERS_ONLY, createTwoFilesPatch, diffLines } from 'diff';
 
 const CONTEXT_LINES = 3;
 
-function splitKeepingEnds(text: string): string[] {
+/** Lines with their newline bytes kept (a last line without one stays as it is). */
+export function splitKeepingEnds(text: string): string[] {
   const out: string[] = [];
   let start = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {

@@ -58,7 +58,8 @@ function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
     const allowed = objectKeysAt(schema, issue.path);
     const where = issue.path.length === 0 ? '' : ` in \`${field}\``;
     const keys = issue.keys.map((k) => `\`${k}\``).join(', ');
-    const list = allowed ? ` Allowed fields${where}: ${allowed.join(', ')}.` : '';
+    // An empty object schema (Undo, session_status) takes nothing: say so rather than list nothing.
+    const list = allowed === null ? '' : allowed.length === 0 ? (issue.path.length === 0 ? ' This tool takes no arguments: pass {}.' : ` \`${field}\` takes no fields: pass {}.`) : ` Allowed fields${where}: ${allowed.join(', ')}.`;
     return { field: issue.path.length === 0 ? issue.keys[0]! : field, message: `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}${where}.${list}` };
   }
   if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined && issue.path.length > 0) {

@@ -20,6 +20,8 @@ function isFileLike(stat: VfsStat | null): stat is VfsStat & { mode: FileMode } 
 }
 
 export class RecordingVfs implements WritableVfs {
+  /** What this call last wrote at each path (a delete forgets it). */
+  private readonly written = new Map<string, Uint8Array>();
   private readonly before = new Map<string, Before>();
 
   constructor(private readonly inner: WritableVfs) {}
@@ -49,11 +51,13 @@ export class RecordingVfs implements WritableVfs {
   async writeFile(path: string, content: Uint8Array, options?: WriteOptions): Promise<void> {
     await this.remember(path);
     await this.inner.writeFile(path, content, options);
+    this.written.set(path, content);
   }
 
   async deleteFile(path: string): Promise<void> {
     await this.remember(path);
     await this.inner.deleteFile(path);
+    this.written.delete(path);
   }
 
   /** Dropping the whole turn is the session's decision, never a tool's. */
@@ -89,7 +93,8 @@ export class RecordingVfs implements WritableVfs {
       if (before.kind === 'absent' && !existsAfter) continue;
       const change: FileChange = { path, existedBefore: before.kind === 'entry', existsAfter };
       if (before.kind === 'entry') Object.assign(change, { preOid: before.oid, preMode: before.mode });
-      if (existsAfter) Object.assign(change, { postSha256: await hash(await this.inner.readFile(path)), postMode: after.mode });
+      // The bytes this call wrote are at hand: reading them back would inflate a large file again.
+      if (existsAfter) Object.assign(change, { postSha256: await hash(this.written.get(path) ?? (await this.inner.readFile(path))), postMode: after.mode });
       out.push(change);
     }
     return out;

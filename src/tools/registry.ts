@@ -78,10 +78,19 @@ function restoreState(state: ToolState, saved: SavedState): void {
   state.undo = saved.undo;
 }
 
+/**
+ * Looks up a tool the registry does not list, at call time (repository tools written or
+ * changed during a session). undefined: no such tool; a throw becomes the call's error.
+ */
+export type ToolResolver = (name: string, ctx: ToolContext) => Promise<AnyToolDefinition | undefined>;
+
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyToolDefinition>();
 
-  constructor(readonly tools: readonly AnyToolDefinition[]) {
+  constructor(
+    readonly tools: readonly AnyToolDefinition[],
+    private readonly resolve?: ToolResolver,
+  ) {
     for (const tool of tools) {
       // Misdeclared tools are programming errors: fail at construction, not in front of a model.
       if (!(tool.input instanceof z.ZodObject)) throw new ForgeError('INTERNAL', `Tool ${tool.name}: the input schema must be one object`);
@@ -109,7 +118,14 @@ export class ToolRegistry {
   }
 
   async call(ctx: ToolContext, name: string, args: unknown): Promise<ToolResult> {
-    const tool = this.byName.get(name);
+    let tool = this.byName.get(name);
+    if (!tool && this.resolve) {
+      try {
+        tool = await this.resolve(name, ctx);
+      } catch (error) {
+        return failure(name, error);
+      }
+    }
     if (!tool) {
       const known = this.enabled(ctx.config).map((t) => t.name).join(', ');
       return failure(name, new ForgeError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}. Available tools: ${known}.`, { data: { tool: name } }));

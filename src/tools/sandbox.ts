@@ -8,6 +8,7 @@
 import ignore, { type Ignore } from 'ignore';
 import { ForgeError, type ErrorCode } from '../errors';
 import type { Vfs } from '../vfs/types';
+import { isDotGitName } from '../git/tree-names';
 import type { ToolsConfig } from './config';
 
 /**
@@ -44,23 +45,21 @@ function reject(code: ErrorCode, arg: { field: string; path: string }, problem: 
   });
 }
 
-/** The name as NTFS and HFS+ would compare it: case-folded, ignorables dropped, trailing dots and spaces trimmed. */
-function foldForComparison(component: string): string {
-  return component.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
-}
-
-/** `.git` in every spelling git itself refuses in a tree (is_ntfs_dotgit, is_hfs_dotgit). */
+/**
+ * `.git` in every spelling git itself refuses in a tree (is_ntfs_dotgit, is_hfs_dotgit): the one
+ * rule of src/git/tree-names.ts, so the sandbox and tree writing can never disagree.
+ */
 export function isGitDirName(component: string): boolean {
-  const stripped = component.replace(HFS_IGNORABLE, '').toLowerCase();
-  if (stripped === 'git~1') return true;
-  // NTFS: trailing dots/spaces are dropped, and `name:stream` addresses a stream of `name`.
-  const beforeStream = stripped.split(':')[0]!;
-  return beforeStream.replace(/[. ]+$/, '') === '.git';
+  return isDotGitName(component);
 }
 
+/**
+ * `.forge` as NTFS and HFS+ would resolve it: case-folded, HFS+ ignorables dropped, a `:stream`
+ * suffix and trailing dots and spaces ignored, and its 8.3 short name `forge~1`.
+ */
 function isReservedName(component: string): boolean {
-  const folded = foldForComparison(component.split(':')[0]!);
-  return folded === '.forge' || component.toLowerCase() === 'forge~1';
+  const folded = component.split(':')[0]!.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+  return folded === '.forge' || folded === 'forge~1';
 }
 
 /**

@@ -3,13 +3,20 @@
  * (`forge/pending/<key>.jsonl`), so a crash mid-turn loses no edit. Blobs are in the object
  * store before their line is appended; a torn last line (a crash mid-append) is ignored.
  *
- * Line 1 is a header {v, base, owner}; then one line per change, and the session's state
- * records (opaque here: the session layer writes deltas of its in-turn state and folds them).
+ * Line 1 is a header {v, base, owner}; then records. A tool call is ONE record
+ * `{"c": [changes], "state": delta}`: its file changes and the state record that says what the
+ * call did (read hashes, the call itself) land together or not at all, so a crash can never
+ * keep an edit without its record (older journals hold one line per change or state: still read).
  * `owner` is the id of the view that last rewrote the file: a view clears the journal after a
- * commit only if it still owns it, so a second writer's journal is not removed by the first.
+ * commit only if it still owns it.
+ *
+ * A failed append (ENOSPC half-way through a line) is cut back to the last whole line; where
+ * that is not possible, the next write rewrites the journal whole. Loading keeps every whole
+ * record before the first unreadable line (a tear) and reports it; only an unreadable header
+ * is JOURNAL_CORRUPT.
  */
 import { ForgeError, toForgeError } from '../errors';
-import { dirname, errnoCode, hasSyncApi, joinPath, type GitFs } from '../git';
+import { dirname, errnoCode, hasSyncApi, joinPath, mkdirp, type GitFs } from '../git';
 import type { FileMode } from './types';
 
 export type JournalEntry = { path: string; oid: string; mode: FileMode } | { path: string; deleted: true } | { path: string; reverted: true };
@@ -20,6 +27,14 @@ export interface JournalContent {
   changes: Map<string, { oid: string; mode: FileMode } | null>;
   /** State records journaled with the pending set, in order (the session's in-turn state). */
   states: unknown[];
+  /** Set when the file had an unreadable line: the records from it on were dropped. */
+  torn?: { line: number; dropped: number };
+}
+
+/** One atomic journal line: the changes of one tool call and its state record. */
+export interface JournalRecord {
+  changes?: readonly JournalEntry[];
+  state?: unknown;
 }
 
 export interface Journal {
@@ -32,6 +47,8 @@ export interface Journal {
    */
   append(entry: JournalEntry): Promise<boolean>;
   appendState(state: unknown): Promise<boolean>;
+  /** Appends changes and a state record as one line (all or nothing); false as for append. */
+  appendRecord(record: JournalRecord): Promise<boolean>;
   /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
   clear(owner?: string): Promise<void>;
 }
@@ -44,6 +61,8 @@ interface Header {
 
 export class FsJournal implements Journal {
   private readonly path: string;
+  /** The file's length after our last successful write, to cut a torn append back to. */
+  private size: number | undefined;
 
   constructor(
     private readonly fs: GitFs,
@@ -70,31 +89,30 @@ export class FsJournal implements Journal {
     try {
       header = JSON.parse(lines[0]!) as Header;
     } catch (error) {
-      throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable header.`, { data: { path: this.path }, cause: error });
+      throw corruptHeader(path, error);
     }
     if (typeof header !== 'object' || header === null || header.v !== 1 || typeof header.base !== 'string' || typeof header.owner !== 'string') {
-      throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} does not start with its header line.`, {
-        data: { path: this.path },
-        hint: 'Remove the file to drop the pending changes it holds.',
-      });
+      throw corruptHeader(path);
     }
     const content: JournalContent = { base: header.base, owner: header.owner, changes: new Map(), states: [] };
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
-      let entry: JournalEntry | { state: unknown };
+      let entry: JournalEntry | { state: unknown } | { c: JournalEntry[]; state?: unknown };
       try {
-        entry = JSON.parse(line) as JournalEntry | { state: unknown };
-      } catch (error) {
-        // Only the last line can be torn by a crash; anything earlier means real corruption.
-        if (lines.slice(i + 1).every((l) => l === '')) break;
-        throw new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${this.path} has an unreadable line ${i + 1}.`, { data: { path: this.path }, cause: error });
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        // A torn record (a crash or a full disk mid-append): every whole record before it stands.
+        content.torn = { line: i + 1, dropped: lines.slice(i).filter((l) => l !== '').length };
+        break;
       }
-      if ('state' in entry) content.states.push(entry.state);
-      else if ('deleted' in entry) content.changes.set(entry.path, null);
-      else if ('reverted' in entry) content.changes.delete(entry.path);
-      else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });
+      if ('c' in entry) {
+        for (const change of entry.c) applyEntry(content, change);
+        if ('state' in entry) content.states.push(entry.state);
+      } else if ('state' in entry) content.states.push(entry.state);
+      else applyEntry(content, entry);
     }
+    if (path === this.path) this.size = text.length === 0 ? undefined : byteLength(text);
     return content;
   }
 
@@ -105,9 +123,17 @@ export class FsJournal implements Journal {
     }
     for (const state of content.states) lines.push(JSON.stringify({ state }));
     const tmp = `${this.path}.${content.owner}.tmp`;
-    await this.fs.promises.mkdir(dirname(this.path), { recursive: true });
-    await this.fs.promises.writeFile(tmp, lines.join('\n') + '\n');
-    await this.fs.promises.rename(tmp, this.path);
+    const text = lines.join('\n') + '\n';
+    await mkdirp(this.fs, dirname(this.path));
+    try {
+      await this.fs.promises.writeFile(tmp, text);
+      await this.fs.promises.rename(tmp, this.path);
+    } catch (error) {
+      // The old journal is untouched: the rename is what replaces it.
+      await this.fs.promises.unlink(tmp).catch(() => undefined);
+      throw toForgeError(error);
+    }
+    this.size = byteLength(text);
   }
 
   append(entry: JournalEntry): Promise<boolean> {
@@ -116,6 +142,13 @@ export class FsJournal implements Journal {
 
   appendState(state: unknown): Promise<boolean> {
     return this.appendLine(JSON.stringify({ state }));
+  }
+
+  appendRecord(record: JournalRecord): Promise<boolean> {
+    const line: { c?: readonly JournalEntry[]; state?: unknown } = {};
+    if (record.changes && record.changes.length > 0) line.c = record.changes;
+    if ('state' in record) line.state = record.state;
+    return this.appendLine(JSON.stringify(line));
   }
 
   async clear(owner?: string): Promise<void> {
@@ -149,24 +182,49 @@ export class FsJournal implements Journal {
   private async appendLine(line: string): Promise<boolean> {
     // Appending to a missing file would create a journal without its header (and without the
     // changes before this one): let the caller rewrite it instead.
-    if (hasSyncApi(this.fs)) {
-      // Two plain syscalls per line: a tool call appends a line or two, a big turn thousands.
-      if (!this.fs.existsSync(this.path)) return false;
-      this.fs.appendFileSync(this.path, line + '\n');
-      return true;
+    const data = line + '\n';
+    try {
+      if (hasSyncApi(this.fs)) {
+        // Two plain syscalls per line: a tool call appends a line, a big turn thousands.
+        if (!this.fs.existsSync(this.path)) return false;
+        this.fs.appendFileSync(this.path, data);
+      } else {
+        const exists = await this.fs.promises.lstat(this.path).then(
+          () => true,
+          () => false,
+        );
+        if (!exists) return false;
+        if (this.fs.promises.appendFile) {
+          await this.fs.promises.appendFile(this.path, data);
+        } else {
+          const before = await this.fs.promises.readFile(this.path, 'utf8').catch(() => '');
+          await this.fs.promises.writeFile(this.path, before + data);
+        }
+      }
+    } catch (error) {
+      const failure = toForgeError(error);
+      const cut = await this.cutBack();
+      throw new ForgeError(failure.code, `Could not journal the change (${failure.message}); ${cut ? 'the journal was cut back to its last whole record' : 'the journal will be rewritten whole on the next change'}. Nothing acknowledged before this call was lost.`, {
+        cause: error,
+        data: { ...failure.data, path: this.path },
+        ...(failure.hint ? { hint: failure.hint } : {}),
+      });
     }
-    const exists = await this.fs.promises.lstat(this.path).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) return false;
-    if (this.fs.promises.appendFile) {
-      await this.fs.promises.appendFile(this.path, line + '\n');
-    } else {
-      const before = await this.fs.promises.readFile(this.path, 'utf8').catch(() => '');
-      await this.fs.promises.writeFile(this.path, before + line + '\n');
-    }
+    if (this.size !== undefined) this.size += byteLength(data);
     return true;
+  }
+
+  /** After a failed append: truncate to the last whole record. false when that is not possible. */
+  private async cutBack(): Promise<boolean> {
+    if (this.size === undefined) return false;
+    try {
+      if (this.fs.truncateSync) this.fs.truncateSync(this.path, this.size);
+      else if (this.fs.promises.truncate) await this.fs.promises.truncate(this.path, this.size);
+      else return false;
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -182,5 +240,28 @@ export class NullJournal implements Journal {
   async appendState(): Promise<boolean> {
     return true;
   }
+  async appendRecord(): Promise<boolean> {
+    return true;
+  }
   async clear(): Promise<void> {}
+}
+
+function applyEntry(content: JournalContent, entry: JournalEntry): void {
+  if ('deleted' in entry) content.changes.set(entry.path, null);
+  else if ('reverted' in entry) content.changes.delete(entry.path);
+  else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });
+}
+
+function corruptHeader(path: string, cause?: unknown): ForgeError {
+  const session = path.split('/').pop()!.replace(/\.jsonl(\..*)?$/, '');
+  return new ForgeError('JOURNAL_CORRUPT', `The pending-changes journal ${path} does not start with a readable header line.`, {
+    data: { path },
+    hint: `"forge session discard ${session}" drops the journal (its blobs stay in refs/forge/pending/${session} until then).`,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+const encoder = new TextEncoder();
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
 }

@@ -4,7 +4,7 @@
  * directories (as `git checkout` leaves an uninitialized submodule).
  */
 import { ForgeError } from '../errors';
-import { errnoCode, joinPath, type GitFs } from '../git';
+import { errnoCode, joinPath, mkdirp, type GitFs } from '../git';
 import type { Vfs } from './types';
 
 export interface MaterializeResult {
@@ -22,11 +22,11 @@ export async function materialize(view: Vfs, fs: GitFs, targetDir: string): Prom
     throw new ForgeError('INVALID_ARGUMENT', `Cannot materialize into ${targetDir}: the directory is not empty.`, { data: { path: targetDir } });
   }
   const entries = await view.walk('');
-  await fs.promises.mkdir(targetDir, { recursive: true });
+  await mkdirp(fs, targetDir);
   const made = new Set<string>();
   const ensureDir = async (dir: string) => {
     if (dir === '' || made.has(dir)) return;
-    await fs.promises.mkdir(joinPath(targetDir, dir), { recursive: true });
+    await mkdirp(fs, joinPath(targetDir, dir));
     made.add(dir);
   };
   let bytes = 0;

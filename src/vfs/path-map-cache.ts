@@ -12,7 +12,7 @@
  * oids (20 bytes each), then the paths in git's order as UTF-8 separated by NUL (the one byte a
  * git path cannot hold). The content is checked when it is decoded (file-entries.ts).
  */
-import { dirname, errnoCode, joinPath, type GitFs, type TreeFiles } from '../git';
+import { dirname, errnoCode, joinPath, mkdirp, type GitFs, type TreeFiles } from '../git';
 
 const KEEP = 16;
 const encoder = new TextEncoder();
@@ -51,7 +51,7 @@ export class PathMapCache {
     const path = joinPath(this.dir, tree);
     const tmp = `${path}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await this.fs.promises.mkdir(dirname(path), { recursive: true });
+      await mkdirp(this.fs, dirname(path));
       await this.fs.promises.writeFile(tmp, file);
       await this.fs.promises.rename(tmp, path);
       await this.prune();

@@ -8,11 +8,23 @@
 import { ForgeError } from '../errors';
 import type { TreeEntry } from '../git';
 import { CommitVfs, entryType } from './commit-vfs';
-import { NullJournal, type Journal } from './journal';
+import { NullJournal, type Journal, type JournalEntry } from './journal';
+import type { PendingPin } from './pending-pin';
 import { ancestorsOf, comparePaths, isUnder, nameOf, normalizePath, parentOf } from './paths';
 import type { EntryMode, FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from './types';
 
 export type PendingValue = { oid: string; mode: FileMode } | null;
+
+export interface WorkInProgressOptions {
+  /** Keeps pending blobs reachable for git gc (see pending-pin.ts). */
+  pin?: PendingPin;
+  /** Called before every journal write: throws when this process may no longer write (lease lost). */
+  beforeWrite?: () => Promise<void>;
+  /** A view that never writes its journal (readers: `forge cat --session`). */
+  readOnly?: boolean;
+  /** Called once the journal and the pin are gone (commit, discard): the session lets its lease go. */
+  afterClear?: () => Promise<void>;
+}
 
 type Kind = 'file' | 'symlink' | 'submodule' | 'directory';
 
@@ -23,30 +35,69 @@ export class WorkInProgressVfs implements WritableVfs {
   /** Number of base files deleted below each directory (a base directory vanishes when all are). */
   private deletedUnder = new Map<string, number>();
   private baseFileCounts = new Map<string, number>();
+  /** Sizes of the blobs this view wrote since its last commit: stat need not read a large blob back. */
+  private writtenSizes = new Map<string, number>();
   private journalStarted = false;
+  /** A journal write failed: the file may lack records the view has, so the next write rewrites it whole. */
+  private journalStale = false;
+  /** Changes of the tool call in progress, journaled with its state record as one line. */
+  private batch: JournalEntry[] | null = null;
   /** State records journaled since the last commit (kept to rewrite the journal whole). */
   private stateRecords: unknown[] = [];
   readonly owner: string;
+  private readonly options: WorkInProgressOptions;
 
   constructor(
     private base: CommitVfs,
     private readonly journal: Journal = new NullJournal(),
     owner?: string,
+    options: WorkInProgressOptions = {},
   ) {
     this.owner = owner ?? randomId();
+    this.options = options;
   }
 
   /** Re-opens a journaled pending set over its base view. */
-  static async restore(base: CommitVfs, journal: Journal, owner?: string): Promise<{ vfs: WorkInProgressVfs; states: unknown[]; journalBase?: string }> {
-    const vfs = new WorkInProgressVfs(base, journal, owner);
+  static async restore(
+    base: CommitVfs,
+    journal: Journal,
+    owner?: string,
+    options: WorkInProgressOptions = {},
+  ): Promise<{ vfs: WorkInProgressVfs; states: unknown[]; journalBase?: string; torn?: { line: number; dropped: number } }> {
+    const vfs = new WorkInProgressVfs(base, journal, owner, options);
     const content = await journal.load();
     if (content === null) return { vfs, states: [] };
     for (const [path, value] of content.changes) vfs.setPending(path, value);
     vfs.stateRecords = [...content.states];
-    // Take ownership so that this view's commit clears the journal.
+    const torn = content.torn ? { torn: content.torn } : {};
+    if (options.readOnly) return { vfs, states: vfs.stateRecords, journalBase: content.base, ...torn };
+    await options.beforeWrite?.();
+    await options.pin?.pin(await vfs.presentPendingOids(), base.commit ?? '');
+    // Take ownership so that this view's commit clears the journal (and drop a torn tail).
     await journal.rewrite({ base: content.base, owner: vfs.owner, changes: vfs.pending, states: vfs.stateRecords });
     vfs.journalStarted = true;
-    return { vfs, states: vfs.stateRecords, journalBase: content.base };
+    return { vfs, states: vfs.stateRecords, journalBase: content.base, ...torn };
+  }
+
+  /** Keeps more blobs reachable for gc while they are pending (e.g. what the undo entry restores). */
+  async pinObjects(oids: Iterable<string>): Promise<void> {
+    if (this.options.readOnly) return;
+    await this.options.pin?.pin(oids, this.base.commit ?? '');
+  }
+
+  /**
+   * From here to the next journalState (or endBatch), changes are journaled together with that
+   * state record as one line: a tool call's edits and its record are one unit on disk.
+   */
+  beginBatch(): void {
+    this.batch ??= [];
+  }
+
+  /** Journals what a batch holds that no state record took (the call failed before recording). */
+  async endBatch(): Promise<void> {
+    const batch = this.batch;
+    this.batch = null;
+    if (batch !== null && batch.length > 0) await this.flush(batch, undefined, false);
   }
 
   get baseView(): CommitVfs {
@@ -90,7 +141,8 @@ export class WorkInProgressVfs implements WritableVfs {
     if (kind === null) return null;
     const pending = this.pending.get(p);
     if (pending) {
-      return { name: nameOf(p), path: p, type: entryType(pending.mode), mode: pending.mode, oid: pending.oid, size: (await this.repo.readBlob(pending.oid)).length };
+      const size = this.writtenSizes.get(pending.oid) ?? (await this.repo.readBlob(pending.oid)).length;
+      return { name: nameOf(p), path: p, type: entryType(pending.mode), mode: pending.mode, oid: pending.oid, size };
     }
     if (kind === 'directory') {
       const baseEntry = await this.base.entry(p);
@@ -160,6 +212,7 @@ export class WorkInProgressVfs implements WritableVfs {
     if (kind === 'submodule') throw new ForgeError('PATH_IS_DIRECTORY', `Cannot write "${path}": it is a submodule.`, { data: { path } });
     const mode = options.mode ?? (await this.currentMode(p)) ?? '100644';
     const oid = await this.repo.writeBlob(content);
+    this.writtenSizes.set(oid, content.length);
     const baseEntry = await this.baseEntryAt(p);
     if (baseEntry && baseEntry.oid === oid && baseEntry.mode === mode) {
       await this.change(p, undefined);
@@ -200,45 +253,119 @@ export class WorkInProgressVfs implements WritableVfs {
   async discard(): Promise<void> {
     this.resetPending();
     this.stateRecords = [];
+    this.batch = null;
+    if (this.options.readOnly) return;
     await this.journal.clear(this.owner);
+    await this.options.pin?.clear();
     this.journalStarted = false;
+    this.journalStale = false;
+    await this.options.afterClear?.();
+  }
+
+  /**
+   * Forgets the pending layer in memory only and sits on a new base (another process discarded
+   * the journal, which is no longer ours to touch).
+   */
+  forget(newBase: CommitVfs): void {
+    this.base = newBase;
+    this.resetPending();
+    this.stateRecords = [];
+    this.batch = null;
+    this.journalStarted = false;
+    this.journalStale = false;
+  }
+
+  /**
+   * Sits on a new base with these pending changes and state records (a pending layer carried
+   * onto a moved branch head), journaled whole as this view's own.
+   */
+  async adopt(newBase: CommitVfs, changes: ReadonlyMap<string, PendingValue>, stateRecords: unknown[]): Promise<void> {
+    this.base = newBase;
+    this.resetPending();
+    for (const [path, value] of changes) this.setPending(path, value);
+    this.stateRecords = [...stateRecords];
+    this.batch = null;
+    await this.options.beforeWrite?.();
+    await this.options.pin?.pin(await this.presentPendingOids(), newBase.commit ?? '');
+    await this.persistJournal();
+  }
+
+  /** The state records journaled since the last commit. */
+  get journaledStates(): readonly unknown[] {
+    return this.stateRecords;
   }
 
   /** After a commit: the committed tree becomes the base and the pending set empties. */
   async rebase(newBase: CommitVfs): Promise<void> {
     this.base = newBase;
-    this.resetPending();
-    this.stateRecords = [];
-    await this.journal.clear(this.owner);
-    this.journalStarted = false;
+    await this.discard();
   }
 
-  /** Journals a state record with the pending set (crash recovery of the conversation). */
-  async journalState(state: unknown): Promise<void> {
-    // Journal first, then record: a fresh journal must not get this record twice (deltas do not repeat safely).
-    await this.ensureJournal();
+  /**
+   * Journals a state record with the pending set (crash recovery of the conversation), together
+   * with the changes of the call in progress; `keep` names more blobs to keep from gc.
+   */
+  async journalState(state: unknown, keep: readonly string[] = []): Promise<void> {
+    const batch = this.batch ?? [];
+    this.batch = null;
     this.stateRecords.push(state);
-    if (!(await this.journal.appendState(state))) await this.persistJournal();
+    await this.flush(batch, state, true, keep);
   }
 
   /** Rewrites the journal as this view's own (after a lost compare-and-swap, so nothing is lost). */
   async persistJournal(): Promise<void> {
+    if (this.options.readOnly) return;
     await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, states: this.stateRecords });
     this.journalStarted = true;
+    this.journalStale = false;
+  }
+
+  /** Every blob the pending set names (what must survive gc until the commit). */
+  pendingOids(): string[] {
+    const out: string[] = [];
+    for (const value of this.pending.values()) if (value !== null) out.push(value.oid);
+    return out;
+  }
+
+  /**
+   * The pending blobs still in the repository (a reopened journal may name blobs a gc removed
+   * before they were pinned: the pin must not reference them, the turn commit reports them).
+   */
+  private async presentPendingOids(): Promise<string[]> {
+    const out: string[] = [];
+    for (const oid of this.pendingOids()) if (await this.repo.objects.freshen(oid)) out.push(oid);
+    return out;
   }
 
   private async change(path: string, value: PendingValue | undefined): Promise<void> {
     this.setPending(path, value);
-    await this.ensureJournal();
-    const entry = value === undefined ? { path, reverted: true as const } : value === null ? { path, deleted: true as const } : { path, oid: value.oid, mode: value.mode };
-    // The file is gone when another view of the same session committed and removed it: rewrite it whole.
-    if (!(await this.journal.append(entry))) await this.persistJournal();
+    const entry: JournalEntry = value === undefined ? { path, reverted: true } : value === null ? { path, deleted: true } : { path, oid: value.oid, mode: value.mode };
+    if (this.batch !== null) this.batch.push(entry);
+    else await this.flush([entry], undefined, false);
   }
 
-  private async ensureJournal(): Promise<void> {
-    if (this.journalStarted) return;
-    this.journalStarted = true;
-    await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, states: this.stateRecords });
+  /**
+   * Writes one journal record: pins its blobs for gc first, then appends one line (or, for a
+   * journal not started yet, stale after a failed write, or removed, rewrites it whole from the
+   * view, which already holds these changes and this state record).
+   */
+  private async flush(changes: JournalEntry[], state: unknown, hasState: boolean, keep: readonly string[] = []): Promise<void> {
+    if (this.options.readOnly) throw new ForgeError('READ_ONLY_VIEW', 'This view of the session was opened read-only.');
+    if (changes.length === 0 && !hasState) return;
+    await this.options.beforeWrite?.();
+    const blobs: string[] = [...keep];
+    for (const change of changes) if ('oid' in change) blobs.push(change.oid);
+    await this.options.pin?.pin(blobs, this.base.commit ?? '');
+    if (!this.journalStarted || this.journalStale) return this.persistJournal();
+    let appended: boolean;
+    try {
+      appended = await this.journal.appendRecord(hasState ? { changes, state } : { changes });
+    } catch (error) {
+      this.journalStale = true;
+      throw error;
+    }
+    // The file is gone (removed behind our back): rewrite it whole from the view.
+    if (!appended) await this.persistJournal();
   }
 
   /** Updates the pending map and the directory counters (undefined: back to base). */
@@ -262,6 +389,7 @@ export class WorkInProgressVfs implements WritableVfs {
   }
 
   private resetPending(): void {
+    this.writtenSizes = new Map();
     this.pending = new Map();
     this.pendingDirs = new Map();
     this.deletedUnder = new Map();

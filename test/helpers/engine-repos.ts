@@ -3,7 +3,7 @@
  * them with `describe.each(BACKENDS)`:
  *
  * - `memfs+node`: memfs with the Node platform (our positional pack reader, sync zlib/sha1);
- * - `memfs+portable`: memfs with the WebCrypto platform (the isomorphic-git fallback reader);
+ * - `memfs+portable`: memfs with the WebCrypto platform (the async reader a browser uses);
  * - `disk+node`: a real temporary repository built by the git CLI, with the Node platform.
  *
  * Every handle can be checked with `git fsck --strict`: a disk repo directly, a memfs repo by
@@ -11,7 +11,7 @@
  */
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
-import { Repository, type GitFs, type GitPlatform } from '../../src/git';
+import { Repository, asGitFs, type GitFs, type GitPlatform } from '../../src/git';
 import { portablePlatform } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { expectFsckClean } from './fsck';
@@ -50,7 +50,7 @@ function memfsBackend(name: string, platform: GitPlatform): Backend {
     onDisk: false,
     async make(opts) {
       const mem = await makeMemRepo(opts);
-      const fs = mem.fs as unknown as GitFs;
+      const fs = asGitFs(mem.fs);
       const handle: EngineRepo = {
         backend: name,
         onDisk: false,
@@ -73,7 +73,7 @@ export const diskBackend: Backend = {
   onDisk: true,
   async make(opts) {
     const repo = makeRepo(opts);
-    const fs = nodeFs as unknown as GitFs;
+    const fs: GitFs = nodeFs;
     return {
       backend: 'disk+node',
       onDisk: true,

@@ -13,12 +13,13 @@ export interface ForgeRun {
   json<T = any>(): T;
 }
 
-export function forge(args: string[], options: { input?: string; cwd?: string } = {}): ForgeRun {
+/** `env`: variables applied over the hermetic ones (an identity, NO_COLOR, a HOME with its own config). */
+export function forge(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): ForgeRun {
   const result = spawnSync(process.execPath, [FORGE_BIN, ...args], {
     input: options.input,
     cwd: options.cwd,
     encoding: 'utf8',
-    env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '' },
+    env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '', ...options.env },
   });
   return {
     status: result.status ?? -1,

@@ -134,7 +134,9 @@ describe('forge run: turns that do not go as planned', () => {
       },
     ]);
     const out = run(['--script', script, '--approve', 'all', '--id', 'fail']);
-    expect(out.status).toBe(0);
+    // Committed, but the exit code says that tool calls failed.
+    expect(out.status).toBe(5);
+    expect(out.stderr).toBe('forge: 2 of 2 tool call(s) failed; the turns are committed with their errors (exit 5)\n');
     expect(out.stdout).toContain('  → Edit src/math.js\n      FAILED FILE_NOT_READ: ');
     expect(out.stdout).toContain('  → delete_file no/such.js\n      FAILED PATH_NOT_FOUND: ');
     expect(out.stdout).toContain('   no code changes\n');
@@ -187,17 +189,24 @@ describe('forge run: turns that do not go as planned', () => {
 describe('forge run: approval', () => {
   const WRITE = [{ user: 'write and run', replies: [{ tool_calls: [{ tool: 'write_file', args: { path: 'new.txt', content: 'x\n' } }, { tool: 'run_command', args: { command: 'echo hi' } }] }, { text: 'ok' }] }];
 
+  // A denied call is a failed one: the turn is committed and the run exits 5.
   it.each([
-    ['none', ['--approve', 'none'], ['TOOL_DENIED', 'TOOL_DENIED']],
-    ['ask without a terminal (the default)', [], ['TOOL_DENIED', 'TOOL_DENIED']],
-    ['a list', ['--approve', 'write_file'], [undefined, 'TOOL_DENIED']],
-    ['all', ['--approve', 'all'], [undefined, undefined]],
-  ])('--approve %s', (_label, flags, codes) => {
+    ['none', ['--approve', 'none'], ['TOOL_DENIED', 'TOOL_DENIED'], 5],
+    ['a list', ['--approve', 'write_file'], [undefined, 'TOOL_DENIED'], 5],
+    ['all', ['--approve', 'all'], [undefined, undefined], 0],
+  ])('--approve %s', (_label, flags, codes, status) => {
     const out = run(['--script', scriptFile(WRITE), '--id', 'ap', ...flags]);
-    expect(out.status).toBe(0);
+    expect(out.status).toBe(status);
     const state = stateAt('forge/session/ap', 'ap');
     expect(state.toolCalls.map((c: { error?: { code: string } }) => c.error?.code)).toEqual(codes);
     if (codes[0] === 'TOOL_DENIED') expect(state.toolCalls[0].error.message).toMatch(/^write_file needs approval and no approver is available in this run\./);
+  });
+
+  it('--approve ask without a terminal (the default) fails before anything starts, saying how to approve', () => {
+    const out = run(['--script', scriptFile(WRITE), '--id', 'ap']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^forge: error APPROVAL_REQUIRED: /);
+    expect(git(repo.dir, ['rev-parse', '--verify', '--quiet', 'refs/heads/forge/session/ap'], { allowFail: true }).status).not.toBe(0);
   });
 });
 
@@ -240,7 +249,8 @@ describe('forge run --approve ask on a terminal', () => {
     running.child.stdin.write('y\n');
     await running.waitFor(/allow write_file no\.txt\? \[y\/N\]/);
     running.child.stdin.write('n\n');
-    expect(await running.exited).toBe(0);
+    // The declined call is a failed one: committed, exit 5.
+    expect(await running.exited).toBe(5);
     expect(running.output().stdout).not.toMatch(/allow read_file/);
     const state = stateAt('forge/session/ask', 'ask');
     expect(state.toolCalls.map((c: { tool: string; ok: boolean; error?: { message: string } }) => [c.tool, c.ok, c.error?.message.split('.')[0]])).toEqual([

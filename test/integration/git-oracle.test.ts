@@ -19,7 +19,7 @@ import { copyFixture, gitShowBytes, makeRepo, snapshotWorkTree } from '../helper
 import { makeTempDir } from '../helpers/temp';
 import { INVALID_REF_NAMES, VALID_REF_NAMES } from '../unit/git/ref-name-cases';
 
-const fs = nodeFs as unknown as GitFs;
+const fs: GitFs = nodeFs;
 const PLATFORMS: Array<[string, GitPlatform]> = [
   ['node', nodePlatform],
   ['portable', portablePlatform],
@@ -270,13 +270,16 @@ describe('refs the engine shares with git', () => {
     r.fsck();
   });
 
-  it('a moved branch (git update-ref) makes the turn fail with REF_CAS_FAILED and git still sees the moved value', async () => {
+  it('a moved branch (git update-ref): the turn is carried onto the value git wrote and commits after it', async () => {
     const r = await diskBackend.make({ files: { 'x': 'x' } });
     const s = await new SessionStore(await r.open()).create({ id: 'moved' });
     git(r.dir, ['update-ref', 'refs/heads/forge/session/moved', r.head]);
     await s.vfs.writeFile('y', bytes('y'));
-    expect(await codeOf(s.commitTurn())).toBe('REF_CAS_FAILED');
-    expect(git(r.dir, ['rev-parse', 'forge/session/moved']).stdout.trim()).toBe(r.head);
+    const turn = await s.commitTurn();
+    expect(git(r.dir, ['rev-parse', 'forge/session/moved']).stdout.trim()).toBe(turn.commit);
+    expect(git(r.dir, ['rev-parse', `${turn.commit}^`]).stdout.trim()).toBe(r.head);
+    expect(git(r.dir, ['show', `${turn.commit}:y`]).stdout).toBe('y');
     expect(nodeFs.existsSync(join(r.gitdir, 'refs/heads/forge/session/moved.lock'))).toBe(false);
+    r.fsck();
   });
 });

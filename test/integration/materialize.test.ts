@@ -12,7 +12,7 @@ import { git } from '../helpers/git-cli';
 import { copyFixture } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
 
-const fs = nodeFs as unknown as GitFs;
+const fs: GitFs = nodeFs;
 
 /** One line per entry: kind, executable bit, and the bytes or link target (permissions beyond x depend on the umask). */
 function describeTree(dir: string): string[] {

@@ -4,7 +4,10 @@
  * schemas), a turn committed with commit_turn and read back with the git CLI, Undo, errors as
  * isError results with their codes, restricted mode and the approval policy.
  */
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { renderOutputText } from '../../src/mcp/tool-results';
+import { renderStatus, type SessionStatusOutput } from '../../src/mcp/turns';
 import { BUILTIN_TOOLS } from '../../src/tools';
 import { disabledInModeMessage } from '../../src/tools/modes';
 import { expectFsckClean } from '../helpers/fsck';
@@ -260,5 +263,91 @@ describe('forge mcp: modes and approval', () => {
     expect(textOf(upgrade)).toMatch(/^TOOL_DENIED: request_mode_upgrade needs approval and no approver is available in this run\./);
     expect((await mcp.call('list_files', { glob: '*.js' })).structuredContent).toMatchObject({ path: '', truncated: false });
     expect((await mcp.call('session_status')).structuredContent).toMatchObject({ mode: 'restricted' });
+  });
+});
+
+describe('forge mcp: what a client that shows only structuredContent gives the model', () => {
+  it('every success carries in structuredContent all its text says; a failure has no structuredContent and its text carries code, message and hint', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'structured']);
+    const sameAsText = (name: string, result: CallToolResult) => {
+      expect(result.isError, `${name}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent, name).toBeDefined();
+      // The text is rendered from the structured result alone: nothing is only in the text.
+      expect(textOf(result), name).toBe(renderOutputText(name, result.structuredContent));
+    };
+    const read = await mcp.call('read_file', { path: 'src/math.js', start_line: 2, end_line: 4 });
+    sameAsText('read_file', read);
+    // Numbered lines, the hash to edit with and the range are all structured.
+    expect(read.structuredContent).toMatchObject({ path: 'src/math.js', file_hash: expect.stringMatching(/^[0-9a-f]{64}$/), start_line: 2, end_line: 4, total_lines: expect.any(Number) });
+    expect(String(read.structuredContent!.content).split('\n').map((l) => l.split('\t')[0])).toEqual(['2', '3', '4']);
+    sameAsText('list_files', await mcp.call('list_files', { glob: '**/*.js' }));
+    sameAsText('search', await mcp.call('search', { pattern: 'average' }));
+    await mcp.call('read_file', { path: 'src/math.js' });
+    sameAsText('Edit', await mcp.call('Edit', { path: 'src/math.js', old_snippet: '// TODO', new_snippet: '// NOTE' }));
+    sameAsText('write_file', await mcp.call('write_file', { path: 'notes.txt', content: 'n\n' }));
+    sameAsText('update_context', await mcp.call('update_context', { add: ['notes.txt'] }));
+    sameAsText('list_active_files', await mcp.call('list_active_files'));
+    sameAsText('Undo', await mcp.call('Undo'));
+    const status = await mcp.call('session_status');
+    expect(textOf(status)).toBe(renderStatus(status.structuredContent as SessionStatusOutput));
+    const commit = await mcp.call('commit_turn');
+    expect(textOf(commit)).toBe((commit.structuredContent as { message: string }).message);
+
+    const failure = await mcp.call('read_file', { path: '../outside.txt' });
+    expect(failure.isError).toBe(true);
+    // No structuredContent on a failure (it would have to fit the success schema): clients then
+    // show the text, which starts with the stable code and ends with the hint when there is one.
+    expect(failure.structuredContent).toBeUndefined();
+    expect(textOf(failure)).toMatch(/^PATH_ESCAPES_ROOT: .+\nHint: Write the path from the repository root without "\.\."\./s);
+  });
+
+  it('Undo with arguments says it takes none', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'noargs']);
+    const undo = await mcp.call('Undo', { x: 1 });
+    expect(textOf(undo)).toMatch(/^TOOL_INPUT_INVALID: .*unknown field `x`\. This tool takes no arguments: pass \{\}\./s);
+    expect(textOf(undo)).not.toMatch(/Allowed fields/);
+  });
+
+  it('an unknown resource is -32002 with the MCP prefix once', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'res']);
+    const error = await mcp.client.readResource({ uri: 'forge://session/res/nope' }).then(
+      () => null,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(error?.code).toBe(-32002);
+    // The client adds "MCP error -32002: " to what the server sent.
+    expect(error?.message).toMatch(/^MCP error -32002: Resource not found: forge:\/\/session\/res\/nope\. This server offers /);
+  });
+});
+
+describe('forge mcp: the tool list follows the mode', () => {
+  it('restricted mode lists only the tools it allows; request_mode_upgrade sends tools/list_changed and the write tools appear', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'listed', '--mode', 'restricted']);
+    const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+    const restricted = names(mcp.tools);
+    const writeTools = BUILTIN_TOOLS.filter((t) => t.sideEffects && !(t.allowedInRestricted ?? false)).map((t) => t.name);
+    expect(writeTools.length).toBeGreaterThan(3);
+    expect(restricted.filter((n) => writeTools.includes(n))).toEqual([]);
+    expect(restricted).toEqual(expect.arrayContaining(['read_file', 'list_files', 'search', 'request_mode_upgrade', 'commit_turn', 'session_status']));
+    expect(mcp.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+
+    let changed = 0;
+    mcp.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    // A call that does not change the mode sends nothing.
+    await mcp.call('read_file', { path: 'src/math.js' });
+    expect((await mcp.call('request_mode_upgrade', { reason: 'fix average' })).structuredContent).toMatchObject({ changed: true });
+    await expect.poll(() => changed).toBe(1);
+    const unrestricted = names((await mcp.client.listTools()).tools);
+    expect(unrestricted).toEqual(expect.arrayContaining(writeTools));
+    // Listing is stable within a mode (built once), and asking again changes nothing.
+    expect(names((await mcp.client.listTools()).tools)).toEqual(unrestricted);
+    await mcp.call('request_mode_upgrade', { reason: 'again' });
+    expect(changed).toBe(1);
   });
 });

@@ -28,7 +28,8 @@ function write(id: string, files: Record<string, string>, target = repo) {
     { tool: 'write_file', args: { path, content } },
   ]);
   const run = forge(['turn', '--repo', target.dir, '--session', id, '--calls', '-', '--json'], { input: JSON.stringify(calls) });
-  expect(run.status).toBe(0);
+  // Reading a file that does not exist yet fails (exit 5, failed tool calls); the turn is committed all the same.
+  expect(run.status === 0 || (run.status === 5 && run.json().results.every((r: { tool: string; ok: boolean }) => r.ok || r.tool === 'read_file'))).toBe(true);
   return run.json().commit as string;
 }
 
@@ -43,7 +44,7 @@ describe('forge merge', () => {
   it('fast-forwards the checked-out main and updates its working tree and index', () => {
     session('s1');
     const commit = write('s1', { 'a.txt': lines(10, { 1: 'one' }), 'docs/new.md': 'new\n' });
-    const run = forge(['merge', 's1', '--repo', repo.dir, '--json']);
+    const run = forge(['merge', 's1', '--repo', repo.dir, '--json', '--keep-session-files']);
     expect(run.status).toBe(0);
     expect(run.json()).toMatchObject({ status: 'fast-forward', commit, target: { ref: 'refs/heads/main', after: commit }, worktreeUpdated: true });
     expect(rev('main')).toBe(commit);
@@ -167,10 +168,39 @@ describe('forge merge', () => {
     session('s1');
     const commit = write('s1', { 'b.txt': 'B\n' });
     const before = snapshotWorkTree(repo.dir);
-    const run = forge(['merge', 's1', '--repo', repo.dir, '--into', 'release', '--json']);
+    const run = forge(['merge', 's1', '--repo', repo.dir, '--into', 'release', '--json', '--keep-session-files']);
     expect(run.json()).toMatchObject({ status: 'fast-forward', worktreeUpdated: false });
     expect(rev('release')).toBe(commit);
     expect(snapshotWorkTree(repo.dir)).toBe(before);
+  });
+
+  it('leaves the session files out of a branch that is not a session branch by default; the conversation stays reachable', () => {
+    session('s1');
+    const head = write('s1', { 'a.txt': lines(10, { 1: 'one' }) });
+    const before = rev('main');
+    const run = forge(['merge', 's1', '--repo', repo.dir, '--json']);
+    expect(run.status).toBe(0);
+    // A fast-forward would carry .forge/sessions/s1.json into main: a merge commit instead.
+    expect(run.json()).toMatchObject({ status: 'merged', worktreeUpdated: true });
+    expect(git(repo.dir, ['rev-parse', 'main^1', 'main^2']).stdout.trim().split('\n')).toEqual([before, head]);
+    const paths = git(repo.dir, ['ls-tree', '-r', '--name-only', 'main']).stdout.split('\n');
+    expect(paths.filter((p) => p.startsWith('.forge/'))).toEqual([]);
+    expect(git(repo.dir, ['show', 'main:a.txt']).stdout).toBe(lines(10, { 1: 'one' }));
+    expect(JSON.parse(git(repo.dir, ['show', 'main^2:.forge/sessions/s1.json']).stdout).id).toBe('s1');
+    expect(existsSync(join(repo.dir, '.forge'))).toBe(false);
+    expect(status()).toBe('');
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('--keep-session-files carries them (a fast-forward stays one); contradicting flags are a usage error', () => {
+    session('s1');
+    const head = write('s1', { 'a.txt': 'kept\n' });
+    const both = forge(['merge', 's1', '--repo', repo.dir, '--keep-session-files', '--drop-session-files']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/^forge: error INVALID_ARGUMENT: /);
+    expect(rev('main')).not.toBe(head);
+    expect(forge(['merge', 's1', '--repo', repo.dir, '--json', '--keep-session-files']).json()).toMatchObject({ status: 'fast-forward', commit: head });
+    expect(git(repo.dir, ['ls-tree', '--name-only', 'main', '.forge/sessions/']).stdout).toBe('.forge/sessions/s1.json\n');
   });
 
   it('works in a bare repository', () => {
@@ -179,7 +209,7 @@ describe('forge merge', () => {
     session('s2', bare);
     write('s1', { 'a.txt': lines(6, { 1: 'x' }) }, bare);
     write('s2', { 'a.txt': lines(6, { 6: 'y' }) }, bare);
-    expect(forge(['merge', 's1', '--repo', bare.dir, '--json']).json().status).toBe('fast-forward');
+    expect(forge(['merge', 's1', '--repo', bare.dir, '--json', '--keep-session-files']).json().status).toBe('fast-forward');
     const run = forge(['merge', 's2', '--repo', bare.dir, '--json']);
     expect(run.json()).toMatchObject({ status: 'merged', worktreeUpdated: false });
     expect(git(bare.gitdir, ['show', 'main:a.txt']).stdout).toBe(lines(6, { 1: 'x', 6: 'y' }));

@@ -17,51 +17,17 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Repository, type GitFs } from '../../src/git';
+import { Repository } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { findRenameHazards, mergeTrees, writeMergedTree } from '../../src/branches';
 import { expectFsckClean } from '../helpers/fsck';
 import { git, hermeticGitEnv } from '../helpers/git-cli';
+import { parseMergeTreeStdin } from '../helpers/git-merge-texts';
 import { cleanupTempDirs, makeTempDir } from '../helpers/temp';
 import { caseTrees, commitCommand, historyArb, type HistoryCase } from '../unit/branches/histories';
 
 const CASES = Number(process.env.FORGE_ORACLE_CASES ?? 600);
 const SEED = Number(process.env.FORGE_ORACLE_SEED ?? 20240101);
-
-interface GitMerge {
-  clean: boolean;
-  tree: string;
-  /** Paths with conflict stages. */
-  paths: Set<string>;
-  /** Conflict message types (e.g. "CONFLICT (rename/delete)"). */
-  types: string[];
-}
-
-/** Parses `git merge-tree --stdin` output (NUL-separated; see git-merge-tree(1)). */
-export function parseMergeTreeStdin(output: string, count: number): GitMerge[] {
-  const fields = output.split('\0');
-  const merges: GitMerge[] = [];
-  let p = 0;
-  for (let i = 0; i < count; i++) {
-    const status = fields[p++];
-    const tree = fields[p++]!;
-    const merge: GitMerge = { clean: status === '1', tree, paths: new Set(), types: [] };
-    if (status !== '1' && status !== '0') throw new Error(`unexpected merge-tree status ${status} at merge ${i}`);
-    if (!merge.clean) {
-      for (; fields[p] !== ''; p++) merge.paths.add(fields[p]!.slice(fields[p]!.indexOf('\t') + 1));
-      p++;
-      while (fields[p] !== '') {
-        const n = Number(fields[p++]);
-        p += n;
-        merge.types.push(fields[p++]!);
-        p++; // the message
-      }
-    }
-    p++;
-    merges.push(merge);
-  }
-  return merges;
-}
 
 function buildRepository(cases: HistoryCase[]): string {
   const dir = join(makeTempDir('merge-oracle'), 'repo.git');
@@ -109,7 +75,7 @@ describe('merge oracle: forge vs git merge-tree --write-tree', () => {
   it(`agrees with git on ${CASES} generated histories (seed ${SEED})`, async () => {
     const cases = fc.sample(historyArb, { seed: SEED, numRuns: CASES });
     const gitdir = buildRepository(cases);
-    const repo = await Repository.open({ fs: fs as unknown as GitFs, gitdir, platform: nodePlatform });
+    const repo = await Repository.open({ fs, gitdir, platform: nodePlatform });
     const commits = await Promise.all(cases.map((_, i) => Promise.all(['base', 'ours', 'theirs'].map(async (s) => (await repo.refs.resolve(`refs/cases/${i}/${s}`))!))));
     // git merge-tree writes its (conflict) trees into a repository that borrows the objects, so
     // that the fsck at the end judges what forge wrote (git 2.39 itself writes an invalid tree for

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { applyMerge, mergeBranches, planMerge, resolveTargetBranch } from '../../src/branches';
 import { nodeWorktreeSync } from '../../src/branches/node/worktree-sync';
 import { isForgeError } from '../../src/errors';
-import { Repository, type GitFs } from '../../src/git';
+import { Repository } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
@@ -28,7 +28,7 @@ const FILES = {
   'link': { content: 'keep.txt', mode: '120000' as const },
 };
 
-const open = (r: RepoHandle) => Repository.open({ fs: fs as unknown as GitFs, dir: r.dir, platform: nodePlatform });
+const open = (r: RepoHandle) => Repository.open({ fs, dir: r.dir, platform: nodePlatform });
 
 /** A side branch made with plain git in a scratch clone, pushed back as `side`. */
 function sideBranch(r: RepoHandle, edit: (dir: string) => void): string {

@@ -2,7 +2,7 @@
  * Reading packs the way git writes them: deltified against an offset (OFS_DELTA, git's default)
  * or against an oid (REF_DELTA, with repack.useDeltaBaseOffset=false), with long delta chains.
  * Every object is compared byte for byte with `git cat-file --batch`, through our positional
- * pack reader (Node platform) and through the isomorphic-git fallback (portable platform).
+ * pack reader (Node platform) and through the async reader (portable platform, as in a browser).
  */
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { nodePlatform } from '../../src/git/node/platform';
 import { git } from '../helpers/git-cli';
 import { makeRepo, type RepoHandle } from '../helpers/repos';
 
-const fs = nodeFs as unknown as GitFs;
+const fs: GitFs = nodeFs;
 
 /** A history where one text file and one binary file change a little in every commit, so git deltifies them. */
 function historyRepo(commits = 40): RepoHandle {
@@ -99,7 +99,7 @@ describe('pack reader', () => {
 
   describe.each([
     ['node (our positional reader)', nodePlatform],
-    ['portable (isomorphic-git fallback)', portablePlatform],
+    ['portable (async reader)', portablePlatform],
   ])('on the %s platform', (_label, platform) => {
     it('reads every blob, tree and commit of a repo packed with OFS_DELTA chains byte-equal to git cat-file', async () => {
       const r = historyRepo();

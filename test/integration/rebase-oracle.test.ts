@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rebaseSession } from '../../src/branches';
-import { Repository, type GitFs } from '../../src/git';
+import { Repository } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { encodeState, readStateAt, SESSION_STATE_VERSION, type SessionState } from '../../src/session';
 import { expectFsckClean } from '../helpers/fsck';
@@ -135,7 +135,7 @@ describe('rebase oracle: forge rebase vs a git cherry-pick chain', () => {
     const gitdir = build(cases);
     const work = join(makeTempDir('rebase-oracle-wt'), 'wt');
     git(gitdir, ['worktree', 'add', '-q', '--detach', work, 'refs/cases/0/base']);
-    const repo = await Repository.open({ fs: fs as unknown as GitFs, gitdir, platform: nodePlatform });
+    const repo = await Repository.open({ fs, gitdir, platform: nodePlatform });
     const tally = { cases: cases.length, bothReplayed: 0, bothStopped: 0, stricter: 0, commitsCompared: 0, disagreements: [] as string[] };
     let clock = Date.parse('2024-02-01T00:00:00Z');
 

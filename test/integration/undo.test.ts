@@ -2,7 +2,8 @@
  * Undo (spec 000): hash-verified, atomic reversal of the last edit, inside the pending layer or
  * across committed turns, through real sessions on memfs and on disk, and the `forge undo` CLI.
  */
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { SessionToolRunner } from '../../src/agent/tool-calls';
@@ -251,6 +252,46 @@ describe('forge undo (revert commit)', () => {
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/^forge: error UNDO_REFUSED: Undo refused: hash mismatch: README\.md /);
     expect(git(repo.dir, ['rev-parse', 'forge/session/rv']).stdout.trim()).toBe(commit);
+  });
+
+  /** A person's commit on the session branch, made with git plumbing (update-index arguments). */
+  function personCommit(repo: { dir: string; gitdir: string }, updates: string[][]): string {
+    const env = { GIT_INDEX_FILE: `${repo.gitdir}/person-index` };
+    git(repo.dir, ['read-tree', 'forge/session/rv'], { env });
+    for (const update of updates) git(repo.dir, ['update-index', ...update], { env });
+    const tree = git(repo.dir, ['write-tree'], { env }).stdout.trim();
+    const commit = git(repo.dir, ['commit-tree', tree, '-p', 'forge/session/rv', '-m', 'person edit']).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/rv', commit]);
+    return commit;
+  }
+
+  /** A refused undo changes nothing: no commit, and no pending journal left behind (issue 14). */
+  function expectRefusedCleanly(repo: { dir: string; gitdir: string }, head: string, reason: RegExp): void {
+    const run = forge(['undo', '--repo', repo.dir, '--session', 'rv']);
+    expect(run.status).toBe(3);
+    expect(run.stderr).toMatch(reason);
+    expect(git(repo.dir, ['rev-parse', 'forge/session/rv']).stdout.trim()).toBe(head);
+    expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'rv.jsonl'))).toBe(false);
+    expectFsckClean(repo.gitdir);
+  }
+
+  it('refuses when a file the edit deleted exists again, leaving no journal behind', () => {
+    const repo = setup();
+    turn(repo.dir, [{ tool: 'delete_file', args: { path: 'README.md' } }]);
+    expect(git(repo.dir, ['cat-file', '-e', 'forge/session/rv:README.md'], { allowFail: true }).status).not.toBe(0);
+    const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: 'back\n' }).stdout.trim();
+    const head = personCommit(repo, [['--add', '--cacheinfo', `100644,${blob},README.md`]]);
+    expectRefusedCleanly(repo, head, /^forge: error UNDO_REFUSED: Undo refused: hash mismatch: README\.md was deleted by the edit and exists again/);
+    // The session reads the person's commit, not a stale journal over the old head.
+    expect(forge(['cat', '--repo', repo.dir, '--session', 'rv', 'README.md']).stdout).toBe('back\n');
+  });
+
+  it('refuses when a file the edit wrote changed mode since, leaving no journal behind', () => {
+    const repo = setup();
+    turn(repo.dir, [{ tool: 'write_file', args: { path: 'tool.sh', content: 'echo hi\n' } }]);
+    const blob = git(repo.dir, ['rev-parse', 'forge/session/rv:tool.sh']).stdout.trim();
+    const head = personCommit(repo, [['--add', '--cacheinfo', `100755,${blob},tool.sh`]]);
+    expectRefusedCleanly(repo, head, /^forge: error UNDO_REFUSED: Undo refused: hash mismatch: tool\.sh changed mode after the edit \(now 100755\)/);
   });
 
   it('refuses while the session has uncommitted changes', () => {

@@ -1,18 +1,22 @@
 /** forge log <id> | show <commit> | resume --from <commit> */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { filePatches } from '../../session';
+import { colorDiff, paint } from '../color';
+import { cliGlobals } from '../globals';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
+import { DATE_STYLES, formatTime, type DateStyle } from '../time';
 import { openStore } from '../open';
 
 export function registerHistory(program: Command): void {
   common(program.command('log <session>'))
     .description("list a session's turns: number, commit, time, summary, changed paths")
-    .action(async (id: string, options: CommonOptions) => {
+    .addOption(new Option('--date <style>', 'how times are written: iso (UTC), local or relative').choices(DATE_STYLES).default('iso'))
+    .action(async (id: string, options: CommonOptions & { date: DateStyle }) => {
       const turns = await (await openStore(options)).log(id);
       emit(options, { session: id, turns }, () =>
         turns
-          .map((t) => `turn ${t.turn}  ${shortOid(t.commit)}  ${t.time}  ${t.summary}${t.changedPaths.length ? '\n' + t.changedPaths.map((p) => `    ${p}`).join('\n') : ''}`)
+          .map((t) => `turn ${t.turn}  ${paint.yellow(shortOid(t.commit))}  ${formatTime(t.time, options.date)}  ${t.summary}${t.changedPaths.length ? '\n' + t.changedPaths.map((p) => `    ${p}`).join('\n') : ''}`)
           .join('\n'),
       );
     });
@@ -31,7 +35,7 @@ export function registerHistory(program: Command): void {
           lines.push(`[turn ${c.turn}] tool ${c.tool}: ${c.ok ? 'ok' : `error ${c.error?.code}: ${c.error?.message}`}`);
         }
         lines.push('');
-        for (const p of patches) lines.push(p.patch.trimEnd());
+        for (const p of patches) lines.push(colorDiff(p.patch.trimEnd()));
         return lines.join('\n');
       });
     });
@@ -41,8 +45,8 @@ export function registerHistory(program: Command): void {
     .requiredOption('--from <commit>', 'a commit of a session branch')
     .option('--id <id>', 'id of the new session (default: a new UUID)')
     .action(async (options: CommonOptions & { from: string; id?: string }) => {
-      const session = await (await openStore(options)).resume({ from: options.from, ...(options.id ? { id: options.id } : {}) });
+      const session = await (await openStore(options)).resume({ from: options.from, ...(options.id !== undefined ? { id: options.id } : {}) });
       const result = { id: session.id, branch: session.branch, head: session.head, parent: session.state.parent };
-      emit(options, result, () => `${session.id}\nbranch ${session.branch}\nresumed from ${session.state.parent?.session} turn ${session.state.parent?.turn} (${session.state.parent?.commit})`);
+      emit(options, result, () => (cliGlobals.quiet ? session.id : `${session.id}\nbranch ${session.branch}\nresumed from ${session.state.parent?.session} turn ${session.state.parent?.turn} (${session.state.parent?.commit})`));
     });
 }

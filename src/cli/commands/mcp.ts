@@ -7,9 +7,11 @@ import type * as McpServerModule from '../../mcp/server';
 import { openMcpSession } from '../../mcp/session';
 import type { AutoCommit } from '../../mcp/turns';
 import type { SessionMode } from '../../session';
-import { approvalFromOption } from '../approval-option';
+import { BUILTIN_TOOLS } from '../../tools';
+import { approvableNames, approvalFromOption } from '../approval-option';
 import { shortOid } from '../io';
 import { openStore } from '../open';
+import { loadSettings } from '../settings';
 
 interface McpOptions {
   repo?: string;
@@ -17,7 +19,7 @@ interface McpOptions {
   base?: string;
   mode?: SessionMode;
   autoCommit: AutoCommit;
-  approve: string;
+  approve?: string;
 }
 
 const log = (line: string) => {
@@ -33,10 +35,12 @@ export function registerMcp(program: Command): void {
     .option('--base <ref>', 'revision a new session starts from (default HEAD); ignored when the session exists')
     .addOption(new Option('--mode <mode>', 'restricted (read-only tools) or unrestricted; new sessions default to unrestricted').choices(['restricted', 'unrestricted']))
     .addOption(new Option('--auto-commit <when>', 'every-call: commit each successful call that changes files; explicit: only commit_turn commits').choices(['every-call', 'explicit']).default('explicit'))
-    .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (MCP clients ask their user themselves, so default all)', 'all')
+    .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (MCP clients ask their user themselves, so default all)')
     .action(async (options: McpOptions) => {
-      const approval = approvalFromOption(options.approve);
+      if (options.approve !== undefined) approvalFromOption(options.approve, approvableNames(BUILTIN_TOOLS)); // a bad flag fails before the repository is opened
       const store = await openStore(options);
+      const settings = loadSettings(store.repo.workdir, options.approve !== undefined ? { approve: options.approve } : {});
+      const approval = approvalFromOption(settings.approve ?? 'all', approvableNames(BUILTIN_TOOLS));
       const { session, created, notes } = await openMcpSession(store, {
         ...(options.session !== undefined ? { session: options.session } : {}),
         ...(options.base !== undefined ? { base: options.base } : {}),
@@ -48,7 +52,11 @@ export function registerMcp(program: Command): void {
       // cannot serve it (dist/forge.cjs is the only way the CLI runs).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ForgeMcpServer, serveStdio } = require('../../mcp/server') as typeof McpServerModule;
-      const server = new ForgeMcpServer({ session, approval, autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
+      // The built-ins plus the repository's approved tools; the list follows tools/ as the session changes it.
+      const { cliRepoTools } = await import('../repo-tools');
+      const { repoToolSet } = await import('../../mcp/repo-tool-list');
+      const { registry, repoTools } = await cliRepoTools(session.vfs, BUILTIN_TOOLS);
+      const server = new ForgeMcpServer({ session, approval, registry, repoTools: repoToolSet(BUILTIN_TOOLS, repoTools), ...(settings.denied_paths !== undefined ? { config: { denied_paths: settings.denied_paths } } : {}), autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
       const pending = (await session.vfs.diff()).length;
       log(
         `forge mcp: session ${session.id} on ${session.branch} at ${shortOid(session.head)} (${created ? `new, from ${shortOid(session.state.base.commit)}` : `turn ${session.state.turn}`}; ` +

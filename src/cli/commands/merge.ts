@@ -1,7 +1,9 @@
 /** forge merge <session> | rebase <session> | diff <session> : bring session work into branches, and back. */
 import type { Command } from 'commander';
-import { formatStat, mergeSession, rebaseSession, sessionDiff, type MergeConflict, type MergeResult, type RebaseResult } from '../../branches';
+import { formatStat, mergeBranches, mergeSession, rebaseSession, sessionDiff, type MergeConflict, type MergeOptions, type MergeResult, type RebaseResult } from '../../branches';
+import { resolveFetchedSession } from '../../remote';
 import { nodeWorktreeSync } from '../../branches/node/worktree-sync';
+import { ForgeError } from '../../errors';
 import { common } from '../common';
 import { emit, EXIT_CODES, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openRepository } from '../open';
@@ -13,6 +15,7 @@ interface MergeCliOptions extends CommonOptions {
   message?: string;
   conflictBranch?: string;
   dropSessionFiles?: boolean;
+  keepSessionFiles?: boolean;
 }
 
 /** A conflict is a result, not an error: the report is the one document on stdout, then exit 3 (kind conflict). */
@@ -74,6 +77,16 @@ function rebaseText(result: RebaseResult): string {
   }
 }
 
+/** Undefined unless a flag says: the library then drops them exactly when the target is not a session branch. */
+function sessionFilesChoice(options: MergeCliOptions): { dropSessionFiles?: boolean } {
+  if (options.keepSessionFiles && options.dropSessionFiles) {
+    throw new ForgeError('INVALID_ARGUMENT', '--keep-session-files and --drop-session-files contradict each other.', { hint: 'Pass one of them.' });
+  }
+  if (options.keepSessionFiles) return { dropSessionFiles: false };
+  if (options.dropSessionFiles) return { dropSessionFiles: true };
+  return {};
+}
+
 export function registerMerge(program: Command): void {
   common(program.command('merge <session>'))
     .description('merge a session branch into a branch (fast-forward when possible, else a three-way merge commit)')
@@ -82,19 +95,22 @@ export function registerMerge(program: Command): void {
     .option('--no-ff', 'create a merge commit even when a fast-forward is possible')
     .option('--message <text>', 'the merge commit message')
     .option('--conflict-branch <name>', 'on conflict, write a commit with conflict markers to this new branch')
-    .option('--drop-session-files', "leave the session's .forge/sessions files out of the result")
+    .option('--keep-session-files', "carry the session's .forge/sessions files into the target (default only into a session branch)")
+    .option('--drop-session-files', "leave the session's .forge/sessions files out of the result (the default into a branch that is not a session's)")
     .action(async (id: string, options: MergeCliOptions) => {
       const repo = await openRepository(options);
-      const result = await mergeSession(repo, id, {
+      // <remote>/<id>: a session fetched from a remote (refs/remotes/<remote>/forge/session/<id>).
+      const fetched = id.includes('/') ? await resolveFetchedSession(repo, id) : null;
+      const result = await (fetched ? (o: MergeOptions) => mergeBranches(repo, fetched, o) : (o: MergeOptions) => mergeSession(repo, id, o))({
         ...(options.into !== undefined ? { into: options.into } : {}),
         dryRun: options.dryRun ?? false,
         noFf: !options.ff,
         ...(options.message !== undefined ? { message: options.message } : {}),
         ...(options.conflictBranch !== undefined ? { conflictBranch: options.conflictBranch } : {}),
-        dropSessionFiles: options.dropSessionFiles ?? false,
+        ...sessionFilesChoice(options),
         worktree: nodeWorktreeSync(),
       });
-      emit(options, result, () => mergeText(result, `forge/session/${id}`));
+      emit(options, result, () => mergeText(result, fetched?.label ?? `forge/session/${id}`));
       if (result.status === 'conflict') conflictExit();
     });
 

@@ -16,10 +16,14 @@ import { deterministicSummarizer, ModelSummarizer, type FileSummarizer } from '.
 import { ForgeError, toForgeError } from '../../errors';
 import { SessionModeSchema, type SessionState } from '../../session';
 import { allowReadOnly, type ApprovalPolicy, type ApprovalRequest } from '../../tools';
-import { cliToolRegistry } from '../registry';
-import { approvalFromOption } from '../approval-option';
-import { readInput, reportError, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { cliToolRegistry, cliToolRegistryFor } from '../registry';
+import { approvableNames, approvalFromOption } from '../approval-option';
+import { paint } from '../color';
+import { cliGlobals } from '../globals';
+import { EXIT_TOOL_CALLS_FAILED, readInput, reportError, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
+import { loadSettings } from '../settings';
+import { pushingAfterEachTurn } from './push';
 
 interface RunOptions extends CommonOptions {
   session?: string;
@@ -27,12 +31,12 @@ interface RunOptions extends CommonOptions {
   id?: string;
   task?: string;
   script?: string;
-  provider: string;
+  provider?: string;
   model?: string;
   baseUrl?: string;
   cheapModel?: string;
   summaries: string;
-  approve: string;
+  approve?: string;
   mode?: string;
   maxTurns?: string;
   maxToolCalls?: string;
@@ -40,6 +44,8 @@ interface RunOptions extends CommonOptions {
   timeout?: string;
   contextTokens?: string;
   commandTimeout?: string;
+  push?: string | boolean;
+  allowHttp?: boolean;
 }
 
 /** Exit code of a cancelled run (128 + SIGINT), as shells report an interrupted command. */
@@ -58,17 +64,25 @@ function validate(options: RunOptions): void {
   if (options.task === undefined && options.script === undefined && options.session === undefined) {
     throw new ForgeError('INVALID_ARGUMENT', 'Give --task TEXT or --script FILE (or --session ID alone to continue its unfinished turn).');
   }
-  if (!(PROVIDER_KINDS as readonly string[]).includes(options.provider)) {
+  if (options.provider !== undefined && !(PROVIDER_KINDS as readonly string[]).includes(options.provider)) {
     throw new ForgeError('INVALID_ARGUMENT', `--provider takes ${PROVIDER_KINDS.join(', ')} (got ${JSON.stringify(options.provider)}).`);
   }
   if (options.summaries !== 'deterministic' && options.summaries !== 'model') throw new ForgeError('INVALID_ARGUMENT', '--summaries takes deterministic or model.');
   if (options.summaries === 'model' && options.cheapModel === undefined) throw new ForgeError('INVALID_ARGUMENT', '--summaries model needs --cheap-model M (the model that writes them).');
 }
 
-/** `--approve ask`: a y/N question on the terminal; no terminal means no approver (denied). */
-function approvalPolicy(value: string, onInterrupt: () => void): ApprovalPolicy {
-  if (value !== 'ask') return approvalFromOption(value);
-  if (!process.stdin.isTTY) return allowReadOnly();
+/**
+ * `--approve ask` (the default): a y/N question on the terminal. Without a terminal (CI) there
+ * is no one to ask: rather than a run whose every write is denied and that still "succeeds",
+ * fail before anything starts, saying how to give the approval.
+ */
+function approvalPolicy(value: string, tools: readonly string[], onInterrupt: () => void): ApprovalPolicy {
+  if (value !== 'ask') return approvalFromOption(value, tools);
+  if (!process.stdin.isTTY) {
+    throw new ForgeError('APPROVAL_REQUIRED', 'forge run needs approval for side-effecting tool calls (writes, run_command, Undo), and without a terminal there is no one to ask.', {
+      hint: 'Give --approve all, --approve TOOL,TOOL (e.g. write_file,Edit) or --approve none (read-only run).',
+    });
+  }
   return allowReadOnly(
     (request: ApprovalRequest) =>
       new Promise<boolean>((resolve) => {
@@ -105,9 +119,9 @@ function renderEvent(event: AgentEvent): string[] {
       return [`  → ${event.tool}${argsLine(event.args) ? ` ${argsLine(event.args)}` : ''}`];
     case 'tool_result':
       if (!event.ran) return [`      NOT RUN (${event.error?.code})`];
-      return [event.ok ? `      ${event.summary}` : `      FAILED ${clipLine(`${event.error?.code}: ${event.error?.message}`, 160)}`];
+      return [event.ok ? `      ${event.summary}` : `      ${paint.red('FAILED')} ${clipLine(`${event.error?.code}: ${event.error?.message}`, 160)}`];
     case 'commit':
-      return [`  commit ${shortOid(event.commit)} (turn ${event.turn} on ${event.branch}): ${event.subject}`, ...formatDiffStat(event.files).map((l) => `  ${l}`)];
+      return [`  commit ${paint.yellow(shortOid(event.commit))} (turn ${event.turn} on ${event.branch}): ${event.subject}`, ...formatDiffStat(event.files).map((l) => `  ${l}`)];
     case 'error':
       return [`  stopped: ${event.code}: ${clipLine(event.message, 200)}${event.committed ? ' (turn committed)' : ' (nothing committed; the turn stays pending)'}`];
     case 'done': {
@@ -120,10 +134,7 @@ function renderEvent(event: AgentEvent): string[] {
 
 async function loadScript(file: string | undefined): Promise<Script | undefined> {
   if (file === undefined) return undefined;
-  const text = await readInput(file).catch((error: unknown) => {
-    throw new ForgeError('INVALID_ARGUMENT', `Cannot read --script ${file}: ${(error as Error).message}`);
-  });
-  return parseScript(text, `--script ${file}`);
+  return parseScript(await readInput(file, '--script'), `--script ${file}`);
 }
 
 export function registerRun(program: Command): void {
@@ -138,12 +149,12 @@ export function registerRun(program: Command): void {
     .option('--id <id>', 'id of the new session (default: a new UUID)')
     .option('--task <text>', 'the user message of one turn')
     .option('--script <file>', 'a script {"turns": [{"user", "replies": [...]}]} (- for standard input)')
-    .option('--provider <name>', 'scripted (replays --script), openai (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)', 'scripted')
+    .option('--provider <name>', 'scripted (replays --script; the default), openai (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)')
     .option('--model <model>', 'model name (default: OPENAI_MODEL / ANTHROPIC_MODEL)')
     .option('--base-url <url>', 'the provider\'s base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)')
     .option('--cheap-model <model>', 'a cheaper model of the same provider for commit messages (and --summaries model)')
     .option('--summaries <kind>', 'file summaries in the context: deterministic or model (needs --cheap-model)', 'deterministic')
-    .option('--approve <policy>', 'which side-effecting tool calls run: all, none, ask (a terminal prompt; denied without one) or TOOL,TOOL', 'ask')
+    .option('--approve <policy>', 'which side-effecting tool calls run: all, none, ask (the default: a terminal prompt; an error without a terminal) or TOOL,TOOL')
     .option('--mode <mode>', 'restricted (read-only tools) or unrestricted (new sessions default to unrestricted)')
     .option('--max-turns <n>', 'commit at most N turns in this run (the rest of a script is left for a later run)')
     .option('--max-tool-calls <n>', `tool calls per turn (default ${DEFAULT_LIMITS.maxToolCalls})`)
@@ -151,6 +162,8 @@ export function registerRun(program: Command): void {
     .option('--timeout <seconds>', `wall-clock time per turn (default ${DEFAULT_LIMITS.maxTurnMs / 1000})`)
     .option('--context-tokens <n>', `context budget: file summaries + active files (default ${DEFAULT_CONTEXT_TOKENS})`)
     .option('--command-timeout <seconds>', 'default timeout of run_command (default 30)')
+    .option('--push [remote]', 'push the session to this remote (default origin) after every committed turn')
+    .option('--allow-http', 'with --push: allow plain http to hosts other than loopback')
     .action(async (options: RunOptions) => {
       try {
         await run(options);
@@ -167,6 +180,9 @@ export function registerRun(program: Command): void {
 
 async function run(options: RunOptions): Promise<void> {
   validate(options);
+  const controller = new AbortController();
+  const commandTimeoutS = positiveInt(options.commandTimeout, '--command-timeout');
+  const runCommand = { signal: controller.signal, ...(commandTimeoutS !== undefined ? { defaultTimeoutS: commandTimeoutS } : {}) };
   const maxTurns = positiveInt(options.maxTurns, '--max-turns');
   const limits = {
     ...(options.maxToolCalls !== undefined ? { maxToolCalls: positiveInt(options.maxToolCalls, '--max-tool-calls')! } : {}),
@@ -174,28 +190,35 @@ async function run(options: RunOptions): Promise<void> {
     ...(options.timeout !== undefined ? { maxTurnMs: positiveInt(options.timeout, '--timeout')! * 1000 } : {}),
   };
   const contextTokens = positiveInt(options.contextTokens, '--context-tokens');
-  const commandTimeout = positiveInt(options.commandTimeout, '--command-timeout');
   const modeParsed = options.mode === undefined ? undefined : SessionModeSchema.safeParse(options.mode);
   if (modeParsed && !modeParsed.success) throw new ForgeError('INVALID_ARGUMENT', `--mode takes restricted or unrestricted (got ${JSON.stringify(options.mode)}).`);
   const mode = modeParsed?.data;
   const script = await loadScript(options.script);
   const store = await openStore(options);
+  const settings = loadSettings(store.repo.workdir, {
+    ...(options.provider !== undefined ? { provider: options.provider as ProviderKind } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.approve !== undefined ? { approve: options.approve } : {}),
+    ...(mode !== undefined ? { mode } : {}),
+  });
   // An existing session first: its problems (unknown, nothing to continue) come before the provider's.
   const existing = options.session !== undefined ? await store.open(options.session) : undefined;
   const planFor = (state: SessionState) => (script ? planScript(script, state, turnInProgressOf(state)) : planTask(options.task, state, turnInProgressOf(state)));
   const earlyPlan = existing ? planFor(existing.state) : undefined;
 
-  const kind = options.provider as ProviderKind;
+  const kind: ProviderKind = settings.provider ?? 'scripted';
   const env = process.env;
-  const provider = createProvider({ kind, ...(options.model ? { model: options.model } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), env, ...(script ? { script } : {}) });
+  const provider = createProvider({ kind, ...(settings.model ? { model: settings.model } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), env, ...(script ? { script } : {}) });
   let cheap: Provider | undefined;
   if (options.cheapModel !== undefined) {
     if (kind === 'scripted') throw new ForgeError('INVALID_ARGUMENT', '--cheap-model needs a model provider (--provider openai or anthropic).');
     cheap = createProvider({ kind, model: options.cheapModel, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), env });
   }
   const summarizer: FileSummarizer = options.summaries === 'model' && cheap ? new ModelSummarizer(cheap) : deterministicSummarizer;
+  // Before a session is created: a run that cannot be approved changes nothing.
+  // (--approve names the built-ins; repository tools are approved by "all" or by their approval file.)
+  const approval = approvalPolicy(settings.approve ?? 'ask', approvableNames(cliToolRegistry(runCommand).tools), () => controller.abort());
 
-  const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -203,14 +226,13 @@ async function run(options: RunOptions): Promise<void> {
     process.stderr.write('forge: cancelling (the turn stays pending; Ctrl-C again to quit at once)\n');
     controller.abort();
   };
-  const approval = approvalPolicy(options.approve, () => controller.abort());
 
   const session =
     existing ??
     (await store.create({
       ...(options.base !== undefined ? { base: options.base } : {}),
       ...(options.id !== undefined ? { id: options.id } : {}),
-      mode: mode ?? 'unrestricted',
+      mode: settings.mode ?? 'unrestricted',
       model: { provider: provider.name, ...(provider.model ? { model: provider.model } : {}) },
     }));
   if (mode !== undefined) session.state.mode = mode;
@@ -218,10 +240,19 @@ async function run(options: RunOptions): Promise<void> {
   const write = (lines: string[]) => {
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
   };
-  const onEvent = (event: AgentEvent) => (options.json ? process.stdout.write(`${JSON.stringify(event)}\n`) : write(renderEvent(event)));
-  const registry = cliToolRegistry({ signal: controller.signal, ...(commandTimeout !== undefined ? { defaultTimeoutS: commandTimeout } : {}) });
+  const calls = { done: 0, failed: 0 };
+  const onEvent = (event: AgentEvent) => {
+    if (event.type === 'tool_result') {
+      calls.done++;
+      if (!event.ok) calls.failed++;
+    }
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else if (!cliGlobals.quiet || event.type === 'error') write(renderEvent(event));
+  };
+  const registry = await cliToolRegistryFor(session.vfs, runCommand);
   const agent = new Agent({
     session,
+    ...(settings.denied_paths !== undefined ? { toolsConfig: { denied_paths: settings.denied_paths } } : {}),
     provider,
     approval,
     registry,
@@ -233,7 +264,7 @@ async function run(options: RunOptions): Promise<void> {
     onEvent,
   });
   const plan = earlyPlan ?? planFor(session.state);
-  if (!options.json) {
+  if (!options.json && !cliGlobals.quiet) {
     write([`session ${session.id} on ${session.branch} (base ${shortOid(session.state.base.commit)}), provider ${provider.name}${provider.model ? ` ${provider.model}` : ''}`]);
     if (plan.skipped > 0) write([`skipping ${plan.skipped} script turn(s) the session already has`]);
   }
@@ -241,7 +272,7 @@ async function run(options: RunOptions): Promise<void> {
   process.on('SIGINT', onSigint);
   let result;
   try {
-    result = await runTurns(agent, plan, { ...(maxTurns !== undefined ? { maxTurns } : {}), onEvent });
+    result = await runTurns(options.push !== undefined ? pushingAfterEachTurn(agent, options, onEvent) : agent, plan, { ...(maxTurns !== undefined ? { maxTurns } : {}), onEvent });
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -249,5 +280,9 @@ async function run(options: RunOptions): Promise<void> {
     // Already reported as events: one line on stderr, and the exit code.
     const code = reportError(result.error, false);
     throw new ReportedFailure(result.status === 'cancelled' ? EXIT_CANCELLED : code);
+  }
+  if (calls.failed > 0) {
+    process.stderr.write(`forge: ${calls.failed} of ${calls.done} tool call(s) failed; the turns are committed with their errors (exit ${EXIT_TOOL_CALLS_FAILED})\n`);
+    throw new ReportedFailure(EXIT_TOOL_CALLS_FAILED);
   }
 }

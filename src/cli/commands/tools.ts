@@ -1,15 +1,101 @@
-/** forge tools : the tool schemas, in OpenAI function-calling (strict) and Anthropic form. */
+/**
+ * forge tools : the tool schemas, in OpenAI function-calling (strict) and Anthropic form,
+ * built-ins and the repository's approved tools. Subcommands for repository tools:
+ * `list` (every tool and its state), `approve <name>` (a commit of its own recording the
+ * source's SHA-256) and `diff <name>` (what changed since the approval).
+ */
 import type { Command } from 'commander';
-import { DEFAULT_TOOLS_CONFIG } from '../../tools';
-import { cliToolRegistry } from '../registry';
+import { ForgeError } from '../../errors';
+import { DEFAULT_TOOLS_CONFIG, type ToolRegistry } from '../../tools';
 import { common } from '../common';
-import { emit, type CommonOptions } from '../io';
+import { emit, shortOid, type CommonOptions } from '../io';
+import { cliBaseTools, cliToolRegistry } from '../registry';
+import { toolView, type ToolsCliOptions } from './tools-view';
+
+const SESSION_OPTION = ['--session <id>', "use the session's branch (and its uncommitted turn) instead of HEAD"] as const;
 
 export function registerTools(program: Command): void {
-  common(program.command('tools'))
-    .description('print the tool schemas (OpenAI strict function calling and Anthropic tool form)')
-    .action((options: CommonOptions) => {
-      const schemas = cliToolRegistry().schemas(DEFAULT_TOOLS_CONFIG);
+  const tools = common(program.command('tools'))
+    .description('print the tool schemas (OpenAI strict function calling and Anthropic tool form), built-in and approved repository tools')
+    .option(...SESSION_OPTION)
+    .action(async (options: ToolsCliOptions) => {
+      const registry = await schemaRegistry(options);
+      const schemas = registry.schemas(DEFAULT_TOOLS_CONFIG);
       emit(options, schemas, () => schemas.openai.map((t) => `${t.function.name}\n    ${t.function.description.split('\n')[0]}`).join('\n'));
     });
+
+  common(tools.command('list'))
+    .description('list built-in and repository tools with their state: approved, changed since approval, never approved, refused')
+    .option(...SESSION_OPTION)
+    .action(async (_options: ToolsCliOptions, command: Command) => {
+      const options = withParent(command);
+      const { listTools } = await import('../../tools/repo');
+      const { view, repoTools } = await toolView(options);
+      const listing = await listTools(cliBaseTools(), repoTools, view.vfs);
+      emit(options, { source: view.label, tools: listing }, () =>
+        listing
+          .map((t) => {
+            if (t.kind === 'builtin') return `${t.name.padEnd(24)} built-in`;
+            const state = t.state === 'changed' ? 'CHANGED since approval (forge tools diff ' + t.name + ')' : t.state === 'unapproved' ? 'never approved' : t.state === 'refused' ? `refused: ${t.problem}` : `approved by ${t.approvedBy} at ${t.approvedAt}`;
+            return `${t.name.padEnd(24)} ${t.path}  sha256 ${t.sha256!.slice(0, 12)}  ${state}`;
+          })
+          .join('\n'),
+      );
+    });
+
+  common(tools.command('approve <name>'))
+    .description('approve tools/<name>.js as it is now: records its SHA-256 in .forge/approved_tools.json, as a commit of its own on the current branch (or the session branch)')
+    .option(...SESSION_OPTION)
+    .action(async (name: string, _options: ToolsCliOptions, command: Command) => {
+      const options = withParent(command);
+      const { approveRepoTool } = await import('../../tools/repo');
+      const { nodeWorktreeSync } = await import('../../branches/node/worktree-sync');
+      const { openRepository } = await import('../open');
+      const repo = await openRepository(options);
+      const result = await approveRepoTool(repo, {
+        name,
+        ...(options.session !== undefined ? { session: options.session } : {}),
+        reservedNames: new Set(cliBaseTools().flatMap((t) => [t.name, ...(t.aliases ?? [])])),
+        hash: (bytes) => repo.platform.sha256Hex(bytes),
+        worktree: nodeWorktreeSync(),
+      });
+      emit(options, result, () =>
+        result.commit === null
+          ? `${result.path} is already approved as it is (sha256 ${result.sha256}); nothing committed`
+          : `approved ${result.path} (sha256 ${result.sha256})${result.previousSha256 ? `, replacing ${result.previousSha256}` : ''}\ncommitted ${shortOid(result.commit)} on ${result.ref.replace(/^refs\/heads\//, '')}`,
+      );
+    });
+
+  common(tools.command('diff <name>'))
+    .description("show what changed in tools/<name>.js since it was approved (the whole file if it never was)")
+    .option(...SESSION_OPTION)
+    .action(async (name: string, _options: ToolsCliOptions, command: Command) => {
+      const options = withParent(command);
+      const { diffTool } = await import('../../tools/repo');
+      const { view, repoTools } = await toolView(options);
+      const result = await diffTool(repoTools, view.vfs, (oid) => view.repo.readBlob(oid), name);
+      emit(options, result, () => {
+        if (result.state === 'approved') return `${result.path} is approved as it is (sha256 ${result.sha256})`;
+        const head = result.approvedSha256 ? `approved sha256 ${result.approvedSha256}\ncurrent  sha256 ${result.sha256}` : `never approved; current sha256 ${result.sha256}`;
+        return `${head}\n${result.diff}`;
+      });
+    });
+}
+
+/** `forge tools --session X list` and `forge tools list --session X` alike: the parent declares the same options and parses them first. */
+function withParent(command: Command): ToolsCliOptions {
+  return command.optsWithGlobals<ToolsCliOptions>();
+}
+
+/** The registry `forge tools` prints: outside a git repository, the built-ins alone. */
+async function schemaRegistry(options: ToolsCliOptions): Promise<ToolRegistry> {
+  let view;
+  try {
+    view = await toolView(options);
+  } catch (error) {
+    // No repository (or no commit yet): there are no repository tools, and the built-ins are still worth printing.
+    if (error instanceof ForgeError && ((error.code === 'NOT_A_REPOSITORY' && options.repo === undefined) || error.code === 'REF_NOT_FOUND') && options.session === undefined) return cliToolRegistry();
+    throw error;
+  }
+  return view.registry;
 }

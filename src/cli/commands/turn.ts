@@ -3,11 +3,13 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { SessionToolRunner } from '../../agent/tool-calls';
 import { ForgeError } from '../../errors';
-import { approvalFromOption } from '../approval-option';
-import { cliToolRegistry } from '../registry';
+import { approvableNames, approvalFromOption } from '../approval-option';
+import { paint } from '../color';
+import { cliToolRegistry, cliToolRegistryFor } from '../registry';
 import { common } from '../common';
-import { emit, readInput, shortOid, type CommonOptions } from '../io';
+import { emit, EXIT_TOOL_CALLS_FAILED, readInput, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
+import { loadSettings } from '../settings';
 
 const CallsSchema = z.array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }));
 
@@ -28,10 +30,17 @@ export function registerTurn(program: Command): void {
     .option('--commit-message <text>', 'the commit message (default: a summary of the turn)')
     .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (the calls are your own request, so default all)', 'all')
     .action(async (options: TurnOptions) => {
-      const calls = parseCalls(await readInput(options.calls));
-      const session = await (await openStore(options)).open(options.session);
+      // Checked before anything is opened: a bad --approve or --calls changes nothing.
+      approvalFromOption(options.approve, approvableNames(cliToolRegistry().tools));
+      const calls = parseCalls(await readInput(options.calls, '--calls'));
+      const store = await openStore(options);
+      // --approve's default stays all (the calls are the user's own); the denied paths apply.
+      const { denied_paths } = loadSettings(store.repo.workdir, {});
+      const session = await store.open(options.session);
+      const registry = await cliToolRegistryFor(session.vfs);
+      const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);
-      const runner = new SessionToolRunner(session, { approval: approvalFromOption(options.approve), registry: cliToolRegistry() });
+      const runner = new SessionToolRunner(session, { approval, registry, ...(denied_paths !== undefined ? { config: { denied_paths } } : {}) });
       const results = await runner.callAll(calls);
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
       const json = {
@@ -42,10 +51,16 @@ export function registerTurn(program: Command): void {
       };
       emit(options, json, () =>
         [
-          ...results.map((r) => (r.ok ? `ok    ${r.tool}` : `FAIL  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
-          `turn ${turn.turn} committed ${shortOid(turn.commit)} on ${session.branch} (${turn.changes.length} file(s) changed)`,
+          ...results.map((r) => (r.ok ? `${paint.green('ok')}    ${r.tool}` : `${paint.red('FAIL')}  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
+          `turn ${turn.turn} committed ${paint.yellow(shortOid(turn.commit))} on ${session.branch} (${turn.changes.length} file(s) changed)`,
         ].join('\n'),
+        'report',
       );
+      const failed = results.filter((r) => !r.ok).length;
+      if (failed > 0) {
+        process.stderr.write(`forge: ${failed} of ${results.length} tool call(s) failed; turn ${turn.turn} is committed with their errors (exit ${EXIT_TOOL_CALLS_FAILED})\n`);
+        throw new ReportedFailure(EXIT_TOOL_CALLS_FAILED);
+      }
     });
 }
 

@@ -20,9 +20,19 @@ export function registerUndo(program: Command): void {
         });
       }
       const entry = session.state.undo;
+      // Whether the turn in progress holds anything (messages, calls) a refusal must not drop.
+      const turnWasEmpty = ![...session.state.messages, ...session.state.toolCalls].some((r) => r.turn === session.currentTurn);
       // A person asked for this undo: approving it is theirs to do, which they just did.
       const result = await new SessionToolRunner(session, { approval: allowAll }).call({ tool: 'Undo' });
-      if (!result.ok) throw new ForgeError(result.error.code, result.error.message, result.error.data ? { data: result.error.data } : {});
+      if (!result.ok) {
+        // The refused call was journaled as the start of a turn nobody will commit; left behind,
+        // that journal would pin the session to this head after the branch moves on.
+        if (turnWasEmpty) await session.discardPending();
+        throw new ForgeError(result.error.code, result.error.message, {
+          ...(result.error.data ? { data: result.error.data } : {}),
+          ...(result.error.hint !== undefined ? { hint: result.error.hint } : {}),
+        });
+      }
       const turn = await session.commitTurn({ message: `Undo: ${entry!.summary}` });
       const output = result.output as { reverted: number; paths: string[] };
       emit(options, { session: session.id, commit: turn.commit, turn: turn.turn, reverted: output.reverted, paths: output.paths }, () =>

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { ForgeError } from '../../errors';
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
-import type { GitFs } from '../../git';
 import { CommitVfs, materialize, type Vfs } from '../../vfs';
 import { common } from '../common';
 import { emit, type CommonOptions } from '../io';
@@ -16,7 +15,7 @@ interface ViewOptions extends CommonOptions {
 
 async function openView(options: ViewOptions): Promise<Vfs> {
   if (options.rev !== undefined && options.session !== undefined) throw new ForgeError('INVALID_ARGUMENT', 'Give --rev or --session, not both.');
-  if (options.session !== undefined) return (await (await openStore(options)).open(options.session)).vfs;
+  if (options.session !== undefined) return (await (await openStore(options)).open(options.session, { readOnly: true })).vfs;
   return CommitVfs.open(await openRepository(options), options.rev ?? 'HEAD');
 }
 
@@ -60,7 +59,7 @@ export function registerView(program: Command): void {
     .description('write the files of a commit or of a session view (pending included) into a new directory')
     .action(async (dir: string, options: ViewOptions) => {
       const target = resolve(dir);
-      const result = await materialize(await openView(options), fs as unknown as GitFs, target);
-      emit(options, { dir: target, ...result }, () => `Wrote ${result.files} file(s), ${result.bytes} bytes, to ${target}`);
+      const result = await materialize(await openView(options), fs, target);
+      emit(options, { dir: target, ...result }, () => `Wrote ${result.files} file(s), ${result.bytes} bytes, to ${target}`, 'report');
     });
 }

@@ -12,6 +12,7 @@ export const AGENT_CODES = {
   SCRIPT_MISMATCH: { kind: 'user', summary: 'The conversation does not match the script (a user message the script does not have).' },
 
   // The turn loop.
+  APPROVAL_REQUIRED: { kind: 'user', summary: 'Side-effecting tool calls need an approval policy and there is no terminal to ask on: give --approve.' },
   AGENT_CANCELLED: { kind: 'user', summary: 'The run was cancelled; the pending turn is kept and running again continues it.' },
   AGENT_TURN_IN_PROGRESS: { kind: 'conflict', summary: 'The session has an unfinished turn; continue it or discard it first.' },
   AGENT_NO_TURN_IN_PROGRESS: { kind: 'user', summary: 'There is no unfinished turn to continue and no new user message was given.' },

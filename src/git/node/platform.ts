@@ -1,6 +1,7 @@
 /** Node adapter: native synchronous sha1 and zlib for the object store's fast paths. */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
 import { createReusedDeflater, createReusedInflater, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from './zlib-contexts';
@@ -25,7 +26,18 @@ const sync: SyncPlatform = {
 
 const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
+/** kill(pid, 0) probes without signalling: ESRCH is gone, EPERM is alive (another user's). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export const nodePlatform: GitPlatform = {
+  processInfo: { pid: process.pid, host: hostname(), isAlive },
   sha1Hex: async (data) => sync.sha1Hex(data),
   sha256Hex: async (data) => createHash('sha256').update(data).digest('hex'),
   inflate: async (data) => sync.inflate(data),

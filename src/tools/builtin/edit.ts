@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ForgeError, type ErrorCode } from '../../errors';
-import { analyzeNewlines, applyLineEdit, applySnippetEdit, unifiedDiff, type NewlineKind } from '../../text';
+import { analyzeNewlines, applyLineEdit, applySnippetEdit, unifiedDiff, type NewlineKind, type RecoveryReport } from '../../text';
 import { defineTool } from '../define';
 import { loadFile, writeSeen } from '../file-access';
 import { freshnessProblem } from '../read-tracking';
@@ -76,6 +76,8 @@ export interface EditResponse {
   diff?: string;
   /** no_match: the most similar lines; ambiguous: the lines where the snippet starts. */
   candidates?: unknown;
+  /** ok, snippet mode: present when old_snippet did not match exactly and the recovery ladder placed it. */
+  recovery?: RecoveryReport;
 }
 
 export const editTool = defineTool({
@@ -86,7 +88,10 @@ export const editTool = defineTool({
     'snippet mode {path, old_snippet, new_snippet, match_hint?} replaces the one occurrence of old_snippet (copy it exactly from read_file output, without line numbers; add match_hint {start_line, end_line} when it occurs more than once); ' +
     'line-range mode {path, start_line, end_line, new_content} replaces exactly those lines (numbers as read_file shows them). ' +
     'Read the file with read_file first: an edit of a file you have not read, or that changed since, returns status stale_file. ' +
-    'Pass file_hash from read_file to pin the exact version. The response has status ok | no_match | stale_file | error and the current_file_hash.',
+    'Pass file_hash from read_file to pin the exact version. The response has status ok | no_match | stale_file | error and the current_file_hash. ' +
+    'If old_snippet does not match exactly, whitespace drift is recovered when the place is unique (whitespace at line ends, shifted indentation, tabs written as spaces, a cut first or last line that new_snippet keeps): ' +
+    'new_snippet is then written in the file\'s own indentation and `recovery` says what was adjusted; check the diff. ' +
+    'Line-range mode keeps the file\'s final newline as it is; to add one, use snippet mode with the last line as old_snippet and the same line plus a newline as new_snippet (the reverse removes it).',
   input: Input,
   sideEffects: true,
   paths: (input) => [{ field: 'path', path: input.path, role: 'write' }],
@@ -155,6 +160,7 @@ export const editTool = defineTool({
       start_line: start,
       end_line: end,
       diff: unifiedDiff(input.path, text, result.text),
+      ...('recovery' in result && result.recovery !== undefined ? { recovery: result.recovery } : {}),
     };
   },
 });

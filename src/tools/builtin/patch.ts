@@ -36,6 +36,9 @@ export const patchTool = defineTool({
     'Edit one file precisely with one or more patch operations (replace, append_eof, prepend_bof, overwrite). ' +
     'All patches are located in the ORIGINAL content and applied together; if any fails, nothing changes. ' +
     'replace needs oldText to appear exactly once: copy it exactly from the file with enough context to be unique. ' +
+    'If it does not match exactly, whitespace drift is recovered when the place is unique (line-end whitespace, shifted indentation, tabs written as spaces, a cut first or last line that newText keeps); ' +
+    'newText is then written in the file\'s own indentation and `recoveries` says what was adjusted. ' +
+    'To add a final newline, replace the last line with the same line followed by a newline (the reverse removes it). ' +
     'Use toClipboard / fromClipboard to move text without retyping it (clipboards persist across calls), and reindent to change its indentation. ' +
     'Existing files must have been read with read_file first. Returns a unified diff. Keep each call well under 60k tokens; split larger changes.',
   input: Input,

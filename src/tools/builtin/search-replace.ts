@@ -21,6 +21,7 @@ export const searchReplaceTool = defineTool({
     'Edit one file with SEARCH/REPLACE blocks:\n<<<<<<< SEARCH\nexact old lines\n=======\nnew lines\n>>>>>>> REPLACE\n' +
     'Each SEARCH section must appear exactly once in the file (copy it exactly, with enough context to be unique). ' +
     'All blocks are applied together or not at all. An empty SEARCH section appends to the file (creating it if missing). ' +
+    'Whitespace drift in a SEARCH section is recovered as in Patch when the place is unique. Sections always end with a newline, so blocks cannot add or remove a final newline: use Patch or Edit for that. ' +
     'Existing files must have been read with read_file first. Returns a unified diff.',
   input: Input,
   sideEffects: true,

@@ -4,7 +4,7 @@ import { buildContext, DEFAULT_INSTRUCTIONS, languageOf } from '../../../src/age
 import { SummaryCache, deterministicSummarizer } from '../../../src/agent/summaries';
 import { sha256Hex, DEFAULT_TOOLS_CONFIG } from '../../../src/tools';
 import { MemoryVfs, type MemoryEntrySpec } from '../../helpers/memory-vfs';
-import type { GitFs } from '../../../src/git';
+import { asGitFs, type GitFs } from '../../../src/git';
 import { createFsFromVolume, Volume } from 'memfs';
 
 const numbered = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
@@ -12,7 +12,7 @@ const numbered = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i
 async function setup(files: Record<string, MemoryEntrySpec>) {
   const vfs = await MemoryVfs.create(files);
   const summaries = new SummaryCache({
-    fs: createFsFromVolume(new Volume()) as unknown as GitFs,
+    fs: asGitFs(createFsFromVolume(new Volume())),
     gitdir: '/g',
     summarizer: deterministicSummarizer,
     readBlob: (oid) => vfs.readBlob(oid),
@@ -127,7 +127,7 @@ describe('buildContext', () => {
 
   it('uses the default instructions when none are given', async () => {
     const vfs = await MemoryVfs.create({ 'a.txt': 'a\n' });
-    const summaries = new SummaryCache({ fs: createFsFromVolume(new Volume()) as unknown as GitFs, gitdir: '/g', summarizer: deterministicSummarizer, readBlob: (oid) => vfs.readBlob(oid), persist: false });
+    const summaries = new SummaryCache({ fs: asGitFs(createFsFromVolume(new Volume())), gitdir: '/g', summarizer: deterministicSummarizer, readBlob: (oid) => vfs.readBlob(oid), persist: false });
     const { system } = await buildContext({ view: vfs, activeFiles: [], summaries, toolsConfig: DEFAULT_TOOLS_CONFIG });
     expect(system.startsWith(DEFAULT_INSTRUCTIONS)).toBe(true);
   });

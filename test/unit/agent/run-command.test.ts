@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandEnv, createRunCommandTool, OutputCollector, type RunCommandOptions, type RunCommandOutput } from '../../../src/agent/node/run-command';
 import { SessionToolRunner } from '../../../src/agent/tool-calls';
-import { Repository, type GitFs } from '../../../src/git';
+import { Repository } from '../../../src/git';
 import { nodePlatform } from '../../../src/git/node/platform';
 import { SessionStore } from '../../../src/session';
 import { allowAll, allowReadOnly, BUILTIN_TOOLS, ToolRegistry, type ApprovalPolicy, type ToolResult } from '../../../src/tools';
@@ -27,7 +27,7 @@ const FILES = {
 
 async function setup(options: { approval?: ApprovalPolicy; mode?: 'restricted' | 'unrestricted'; tool?: RunCommandOptions } = {}) {
   const handle = makeRepo({ files: FILES });
-  const repo = await Repository.open({ fs: nodeFs as unknown as GitFs, dir: handle.dir, platform: nodePlatform });
+  const repo = await Repository.open({ fs: nodeFs, dir: handle.dir, platform: nodePlatform });
   const session = await new SessionStore(repo).create({ id: 'rc', mode: options.mode ?? 'unrestricted' });
   const tmpDir = makeTempDir('run-command-tmp');
   const registry = new ToolRegistry([...BUILTIN_TOOLS, createRunCommandTool({ tmpDir, env: { PATH: process.env.PATH }, ...options.tool })]);

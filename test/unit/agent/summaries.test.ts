@@ -3,7 +3,7 @@ import { createFsFromVolume, Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import { deterministicSummary, exportedNames, leadingDoc, ModelSummarizer, SummaryCache, type FileSummarizer } from '../../../src/agent/summaries';
 import type { ChatRequest, ChatResponse, Provider } from '../../../src/agent/providers';
-import type { GitFs } from '../../../src/git';
+import { asGitFs, type GitFs } from '../../../src/git';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -45,7 +45,7 @@ describe('deterministic summaries', () => {
 });
 
 function memFs(): GitFs {
-  return createFsFromVolume(new Volume()) as unknown as GitFs;
+  return asGitFs(createFsFromVolume(new Volume()));
 }
 
 function countingSummarizer(id = 'counting'): FileSummarizer & { calls: string[] } {

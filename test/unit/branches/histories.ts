@@ -64,9 +64,79 @@ export const lineArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 7, arbitrary: fc.nat(80).map((n) => `line ${n}`) },
 );
 
+/**
+ * Repetitive texts with a few point edits on each side (a line replaced, inserted or removed):
+ * line alignment is ambiguous and conflicts land a few lines apart, where git joins conflicts at
+ * most three lines apart into one region (xdl_simplify_non_conflicts).
+ */
+const pointEditArb = fc.record({ at: fc.nat(15), kind: fc.constantFrom('replace', 'insert', 'delete'), text: fc.nat(4) });
+
+function applyPointEdits(base: string[], edits: ReadonlyArray<{ at: number; kind: string; text: number }>, prefix: string): string[] {
+  const out = [...base];
+  for (const e of edits) {
+    const at = e.at % (out.length + 1);
+    if (e.kind === 'insert' || at === out.length) out.splice(at, 0, `${prefix}${e.text}`);
+    else if (e.kind === 'delete') out.splice(at, 1);
+    else out[at] = `${prefix}${e.text}`;
+  }
+  return out;
+}
+
+/**
+ * Conflicts placed 0-5 lines apart on purpose: both sides change the same 2-3 spots of a
+ * repetitive text (replacing or inserting a line there), with `gap` unchanged lines between spots.
+ */
+const spacedConflictsArb = fc
+  .record({
+    lead: fc.nat(3),
+    gaps: fc.array(fc.nat(5), { minLength: 1, maxLength: 2 }),
+    tail: fc.nat(3),
+    filler: fc.constantFrom('l0', 'l1'),
+    kinds: fc.array(fc.tuple(fc.constantFrom('replace', 'insert'), fc.constantFrom('replace', 'insert'), fc.nat(4), fc.nat(4)), { minLength: 3, maxLength: 3 }),
+  })
+  .map(({ lead, gaps, tail, filler, kinds }) => {
+    const spots = [lead];
+    for (const gap of gaps) spots.push(spots[spots.length - 1]! + 1 + gap);
+    const base: string[] = Array.from({ length: spots[spots.length - 1]! + 1 + tail }, () => filler);
+    const side = (which: 0 | 1, prefix: string) => {
+      const out = [...base];
+      // From the last spot backwards, so insertions do not move the spots before them.
+      for (let k = spots.length - 1; k >= 0; k--) {
+        const kind = kinds[k]![which];
+        const line = `${prefix}${kinds[k]![2 + which]}`;
+        if (kind === 'insert') out.splice(spots[k]!, 0, line);
+        else out[spots[k]!] = line;
+      }
+      return out;
+    };
+    return { base, ours: side(0, 'x'), theirs: side(1, 'y') };
+  });
+
+const text = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
+
+/**
+ * Repetitive texts with a few point edits on each side (a line replaced, inserted or removed), or
+ * with conflicts spaced on purpose: line alignment is ambiguous and conflicts land a few lines
+ * apart, where git joins conflicts at most three lines apart into one region
+ * (xdl_simplify_non_conflicts).
+ */
+export const sparseEditsArb: fc.Arbitrary<{ base: string; ours: string; theirs: string }> = fc.oneof(
+  fc
+    .record({
+      base: fc.array(fc.constantFrom('l0', 'l0', 'l0', 'l1'), { minLength: 4, maxLength: 14 }),
+      ours: fc.array(pointEditArb, { minLength: 1, maxLength: 4 }),
+      theirs: fc.array(pointEditArb, { minLength: 1, maxLength: 4 }),
+    })
+    .map(({ base, ours, theirs }) => ({ base: text(base), ours: text(applyPointEdits(base, ours, 'x')), theirs: text(applyPointEdits(base, theirs, 'y')) })),
+  spacedConflictsArb.map(({ base, ours, theirs }) => ({ base: text(base), ours: text(ours), theirs: text(theirs) })),
+);
+
+/** Mostly one repeated line: diffs are ambiguous and conflicts of several edits land a few lines apart. */
+const repetitiveLinesArb = fc.array(fc.constantFrom('l0', 'l0', 'l0', 'l1'), { minLength: 4, maxLength: 14 });
+
 const textArb: fc.Arbitrary<string> = fc
   .record({
-    lines: fc.array(lineArb, { maxLength: 18 }),
+    lines: fc.oneof({ weight: 3, arbitrary: fc.array(lineArb, { maxLength: 18 }) }, { weight: 1, arbitrary: repetitiveLinesArb }),
     crlf: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     finalNewline: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   })
@@ -99,12 +169,29 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('eol' as const), file: fc.nat() }) },
 );
 
-export const historyArb: fc.Arbitrary<HistoryCase> = fc.record({
+const generalHistoryArb: fc.Arbitrary<HistoryCase> = fc.record({
   base: fc.array(fc.tuple(fc.nat(PATHS.length - 1), fileArb), { maxLength: 10 }),
   shared: fc.array(opArb, { maxLength: 2 }),
   ours: fc.array(opArb, { maxLength: 5 }),
   theirs: fc.array(opArb, { maxLength: 5 }),
 });
+
+/**
+ * One file both sides edit as sparseEditsArb does: the cases where git's joining of conflicts at
+ * most three lines apart (xdl_simplify_non_conflicts) decides the merged text, which random whole
+ * histories reach too rarely to catch a wrong distance.
+ */
+const nearbyConflictsArb: fc.Arbitrary<HistoryCase> = fc.tuple(fc.nat(PATHS.length - 1), sparseEditsArb).map(([path, texts]) => {
+  const file = (content: string): FileSpec => ({ content, mode: '100644' });
+  return {
+    base: [[path, file(texts.base)]],
+    shared: [],
+    ours: [{ op: 'add', path, file: file(texts.ours) }],
+    theirs: [{ op: 'add', path, file: file(texts.theirs) }],
+  };
+});
+
+export const historyArb: fc.Arbitrary<HistoryCase> = fc.oneof({ weight: 4, arbitrary: generalHistoryArb }, { weight: 1, arbitrary: nearbyConflictsArb });
 
 /** Puts a file at a path, removing what would make the tree invalid (files below it, a file above it). */
 export function place(files: FileMap, path: string, spec: FileSpec): void {

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergeLines } from '../../../src/branches';
 import { diffLines, LineClassifier, lineStarts } from '../../../src/branches/xdiff';
-import { lineArb } from './histories';
+import { gitMergeTexts } from '../../helpers/git-merge-texts';
+import { lineArb, sparseEditsArb } from './histories';
 import { lines } from './build';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -18,6 +19,36 @@ const merge = (base: string, ours: string, theirs: string) => {
 };
 
 describe('mergeLines', () => {
+  // Found by a planted bug (joining conflicts within 2 lines instead of 3 passed every test):
+  // two conflicts with exactly three unchanged lines between them are one region for git.
+  it('joins conflicts at most three lines apart into one region, as git does', () => {
+    const base = 'l0\n'.repeat(8);
+    const ours = ['x4', 'l0', 'l0', 'l0', 'x3', 'l0', 'l0', 'l0', 'l0'].map((l) => `${l}\n`).join('');
+    const theirs = ['l0', 'l0', 'y2', 'l0', 'l0', 'l0', 'y2', 'l0', 'y1'].map((l) => `${l}\n`).join('');
+    const [expected] = gitMergeTexts([{ base, ours, theirs }]);
+    const r = mergeLines(enc(base), enc(ours), enc(theirs), expected!.labels);
+    expect(expected!.text.match(/^<<<<<<< /gm)).toHaveLength(1);
+    expect(r.conflicts).toHaveLength(1);
+    expect(dec(r.content)).toBe(expected!.text);
+  });
+
+  // Repetitive texts with a few point edits on each side: conflicts land 0-5 lines apart, where
+  // git's joining of nearby conflicts decides the output.
+  it('agrees with git merge-tree on sparse edits of repetitive texts (property)', () => {
+    const cases = fc.sample(sparseEditsArb, { numRuns: 300, seed: 3 });
+    const expected = gitMergeTexts(cases);
+    let joined = 0;
+    cases.forEach((c, i) => {
+      const g = expected[i]!;
+      const r = mergeLines(enc(c.base), enc(c.ours), enc(c.theirs), g.labels);
+      expect(dec(r.content), JSON.stringify(c)).toBe(g.text);
+      expect(r.clean, JSON.stringify(c)).toBe(g.clean);
+      if (r.conflicts.some((k) => k.base.count > 1 && k.ours.count > 1 && k.theirs.count > 1)) joined++;
+    });
+    // The generator does reach the cases it exists for.
+    expect(joined).toBeGreaterThan(10);
+  });
+
   it('merges non-overlapping hunks of one file cleanly', () => {
     const r = merge(lines(10), lines(10, { 2: 'two' }), lines(10, { 8: 'eight' }));
     expect(r.clean).toBe(true);

@@ -44,7 +44,7 @@ describe('mergeSession', () => {
     const { fx, store } = await setup();
     const s = await store.create({ id: 's1', base: 'main' });
     const t = await turn(s, { 'a.txt': lines(10, { 1: 'one' }) });
-    const result = await mergeSession(fx.repo, 's1', { into: 'main', now });
+    const result = await mergeSession(fx.repo, 's1', { into: 'main', dropSessionFiles: false, now });
     expect(result).toMatchObject({ status: 'fast-forward', commit: t.commit, tree: t.tree, dryRun: false });
     expect(await main(fx)).toBe(t.commit);
     await fx.engine.fsck();
@@ -65,7 +65,7 @@ describe('mergeSession', () => {
     const base = (await main(fx))!;
     const s = await store.create({ id: 's1', base: 'main' });
     const t = await turn(s, { 'b.txt': 'B\n' });
-    const result = await mergeSession(fx.repo, 's1', { into: 'main', noFf: true, now });
+    const result = await mergeSession(fx.repo, 's1', { into: 'main', noFf: true, dropSessionFiles: false, now });
     expect(result.status).toBe('merged');
     const commit = await fx.repo.readCommit(result.commit!);
     expect(commit.parents).toEqual([base, t.commit]);
@@ -80,15 +80,34 @@ describe('mergeSession', () => {
     const s2 = await store.create({ id: 's2', base: 'main' });
     await turn(s1, { 'a.txt': lines(10, { 2: 'from s1' }) });
     await turn(s2, { 'a.txt': lines(10, { 9: 'from s2' }), 'c.txt': 'c\n' });
-    expect((await mergeSession(fx.repo, 's1', { into: 'main', now })).status).toBe('fast-forward');
-    const result = await mergeSession(fx.repo, 's2', { into: 'main', message: 'Bring in s2', now });
+    expect((await mergeSession(fx.repo, 's1', { into: 'main', dropSessionFiles: false, now })).status).toBe('fast-forward');
+    const result = await mergeSession(fx.repo, 's2', { into: 'main', message: 'Bring in s2', dropSessionFiles: false, now });
     expect(result.status).toBe('merged');
     const files = await fx.files(result.commit!);
     expect(files['a.txt']).toBe(lines(10, { 2: 'from s1', 9: 'from s2' }));
     expect(files['c.txt']).toBe('c\n');
-    // Both sessions' state files are kept: the record of how the code came to be.
+    // Kept on request: both sessions' state files.
     expect(Object.keys(files).filter((p) => p.startsWith('.forge/sessions/')).sort()).toEqual(['.forge/sessions/s1.json', '.forge/sessions/s2.json']);
     expect((await fx.repo.readCommit(result.commit!)).message).toBe('Bring in s2\n');
+    await fx.engine.fsck();
+  });
+
+  it('by default leaves session files out of a branch that is not a session branch, and keeps them into a session branch', async () => {
+    const { fx, store } = await setup();
+    const s1 = await store.create({ id: 's1', base: 'main' });
+    const t1 = await turn(s1, { 'a.txt': 'a\n' });
+    const intoMain = await mergeSession(fx.repo, 's1', { into: 'main', now });
+    expect(intoMain.status).toBe('merged');
+    expect((await fx.repo.readCommit(intoMain.commit!)).parents[1]).toBe(t1.commit);
+    expect(Object.keys(await fx.files(intoMain.commit!)).filter((p) => p.startsWith('.forge/'))).toEqual([]);
+    // Into another session's branch: both sessions' files, as the record of each.
+    const s2 = await store.create({ id: 's2', base: 'main' });
+    await turn(s2, { 'b.txt': 'b\n' });
+    const s3 = await store.create({ id: 's3', base: 'main' });
+    await turn(s3, { 'c.txt': 'c\n' });
+    const intoSession = await mergeSession(fx.repo, 's3', { into: 'forge/session/s2', now });
+    expect(intoSession.status).toBe('merged');
+    expect(Object.keys(await fx.files(intoSession.commit!)).filter((p) => p.startsWith('.forge/')).sort()).toEqual(['.forge/sessions/s2.json', '.forge/sessions/s3.json']);
     await fx.engine.fsck();
   });
 

@@ -4,10 +4,10 @@
  */
 import { createFsFromVolume, Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
-import { errnoCode, withSyncPromises, type GitFs } from '../../../src/git';
+import { asGitFs, errnoCode, withSyncPromises, type GitFs } from '../../../src/git';
 
 function memFs(): GitFs {
-  return createFsFromVolume(new Volume()) as unknown as GitFs;
+  return asGitFs(createFsFromVolume(new Volume()));
 }
 
 async function rejection(promise: Promise<unknown>): Promise<string | undefined> {

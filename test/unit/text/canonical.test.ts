@@ -22,11 +22,14 @@ describe('canonicalize (FR-SFE-05/06)', () => {
 
   it('rejects offsets outside the canonical text with a ForgeError', () => {
     const view = canonicalize('ab');
-    expect(() => view.toOriginal(3)).toThrow();
-    try {
-      view.toOriginal(-1);
-    } catch (e) {
-      expect(isForgeError(e, 'INTERNAL')).toBe(true);
+    for (const offset of [-1, 3, 1.5]) {
+      let thrown: unknown = null;
+      try {
+        view.toOriginal(offset);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(isForgeError(thrown, 'INTERNAL'), `offset ${offset}`).toBe(true);
     }
   });
 

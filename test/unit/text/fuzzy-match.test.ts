@@ -78,9 +78,16 @@ describe('adaptNewText', () => {
     expect(adapted.lessIndentedLines).toBe(0);
   });
 
-  it('counts lines written less indented than the old text, and leaves them alone', () => {
+  it('moves lines written less indented than the old text by the same columns, in the file\'s unit', () => {
+    // Four spaces stood for two tabs (a tab is two columns here), so two spaces are one tab.
     const outcome = locateOldText('\t\tx();\n\t\ty();\n', '    x();\n    y();\n', null);
     if (outcome.kind !== 'found' || outcome.fuzzy === null) throw new Error('expected a fuzzy match');
-    expect(adaptNewText('    x();\n  z();\n', outcome.fuzzy)).toEqual({ text: '\t\tx();\n  z();\n', lessIndentedLines: 1 });
+    expect(adaptNewText('    x();\n  z();\n', outcome.fuzzy)).toEqual({ text: '\t\tx();\n\tz();\n', lessIndentedLines: 0 });
+  });
+
+  it('counts lines that would move left of column 0, and places them at column 0', () => {
+    const outcome = locateOldText('  x();\n  y();\n', '      x();\n      y();\n', null);
+    if (outcome.kind !== 'found' || outcome.fuzzy === null) throw new Error('expected a fuzzy match');
+    expect(adaptNewText('      x();\n  z();\n', outcome.fuzzy)).toEqual({ text: '  x();\nz();\n', lessIndentedLines: 1 });
   });
 });

@@ -109,11 +109,15 @@ describe('applySnippetEdit: matching', () => {
     expect(result.message).toContain('line 8: const value7 = compute(7);');
   });
 
-  it('no match says where a whitespace-insensitive match is', () => {
+  it('no match says where a whitespace-insensitive match is, and how its whitespace differs', () => {
+    // Whitespace inside a line is not something the recovery ladder tolerates.
     const original = 'function f() {\n\treturn 1;\n}\n';
-    const result = applySnippetEdit(original, { oldSnippet: '    return 1;', newSnippet: '\treturn 2;' });
+    const result = applySnippetEdit(original, { oldSnippet: 'function f()  {\n    return 1;', newSnippet: 'x' });
     expect(result.status).toBe('no_match');
-    if (result.status === 'no_match') expect(result.message).toContain('Lines 2-2 match if whitespace is ignored');
+    if (result.status !== 'no_match') return;
+    expect(result.message).toContain('Lines 1-2 match if whitespace is ignored');
+    expect(result.message).toContain('line 2: indentation "\\t" in the file, "    " in the old text');
+    expect(result.message).toContain('line 1: whitespace inside the line differs');
   });
 
   it('never splits an astral character', () => {
@@ -135,6 +139,8 @@ describe('applySnippetEdit: properties', () => {
         fc.pre(a !== b);
         const [lo, hi] = a < b ? [a, b] : [b, a];
         const oldSnippet = text.slice(lo, hi);
+        // A one-line snippet starting after a line's indentation re-indents the new lines (tested on its own).
+        fc.pre(!/(^|[\r\n])[ \t]+$/.test(text.slice(0, lo)));
         const occurrences = countOccurrences(naiveLF(text), naiveLF(oldSnippet));
         const result = applySnippetEdit(text, { oldSnippet, newSnippet });
         if (occurrences > 1) {

@@ -2,9 +2,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../../src/errors';
 import { isForgeError } from '../../../src/errors';
-import { DEFAULT_TOOLS_CONFIG, checkPath, checkPathSyntax, isGitDirName, isVisiblePath, parseToolsConfig, type ApprovalRequest } from '../../../src/tools';
+import { isDotGitName } from '../../../src/git/tree-names';
+import { DEFAULT_TOOLS_CONFIG, checkPath, checkPathSyntax, isVisiblePath, parseToolsConfig, type ApprovalRequest } from '../../../src/tools';
 import { MemoryVfs } from '../../helpers/memory-vfs';
 import { expectError, setup } from './harness';
+
+// Independent models for the property test (not the functions under test): what git's fsck
+// calls `.git` (HFS+: ignorables dropped, case folded; NTFS: before any `:stream`, trailing dots
+// and spaces dropped, or the short name git~1), and what NTFS or HFS+ would open as `.forge`.
+const HFS_IGNORABLES = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+function namesDotGit(component: string): boolean {
+  if (component.replace(HFS_IGNORABLES, '').toLowerCase() === '.git') return true;
+  return /^(\.git|git~1)[. ]*$/i.test(component.split(':')[0]!);
+}
+function namesDotForge(component: string): boolean {
+  return /^(\.forge|forge~1)[. ]*$/i.test(component.split(':')[0]!.replace(HFS_IGNORABLES, ''));
+}
 
 /** Hostile paths and the stable code each must be rejected with, by every path-taking tool. */
 const HOSTILE: ReadonlyArray<readonly [string, ErrorCode]> = [
@@ -55,6 +68,13 @@ const HOSTILE: ReadonlyArray<readonly [string, ErrorCode]> = [
   ['.forge/sessions/s1.json', 'PATH_RESERVED'],
   ['.FORGE/config.json', 'PATH_RESERVED'],
   ['.forge./x', 'PATH_RESERVED'],
+  ['forge~1/sessions/s1.json', 'PATH_RESERVED'],
+  ['FORGE~1', 'PATH_RESERVED'],
+  ['forge~1. /x', 'PATH_RESERVED'],
+  ['.forge:stream', 'PATH_RESERVED'],
+  ['.fo\u200crge/x', 'PATH_RESERVED'],
+  ['.git:x', 'PATH_GIT_DIR'],
+  ['src/.gi\ufefft/HEAD', 'PATH_GIT_DIR'],
   ['.env', 'PATH_DENIED'],
   ['config/.env', 'PATH_DENIED'],
   ['.env.local', 'PATH_DENIED'],
@@ -203,12 +223,18 @@ describe('path sandbox', () => {
     }
   });
 
-  it('recognizes every .git spelling git refuses', () => {
-    for (const name of ['.git', '.GIT', '.gIt', '.git.', '.git..', '.git ', '.git . ', 'git~1', 'GIT~1', '.git:stream', '.g\u200dit', '.gi\ufefft']) {
-      expect(isGitDirName(name), JSON.stringify(name)).toBe(true);
-    }
-    for (const name of ['.gitignore', '.gitmodules', 'git', '.git-x', 'git~2', '.gitx', 'x.git']) {
-      expect(isGitDirName(name), JSON.stringify(name)).toBe(false);
+  // The spellings themselves are tested once, against git fsck, in test/unit/git/tree-names.test.ts.
+  it('refuses a component exactly when the tree-name rule calls it .git', () => {
+    for (const name of ['.git:x', '.gi\ufefft', 'git~1.', '.gitignore', 'x:.git']) {
+      const refused = (() => {
+        try {
+          checkPathSyntax({ field: 'path', path: `src/${name}/a`, role: 'write' });
+          return false;
+        } catch (error) {
+          return isForgeError(error, 'PATH_GIT_DIR');
+        }
+      })();
+      expect(refused, JSON.stringify(name)).toBe(isDotGitName(name));
     }
   });
 
@@ -216,7 +242,7 @@ describe('path sandbox', () => {
   it('accepts only canonical, safe paths (property)', () => {
     const fragment = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 6 }),
-      fc.constantFrom('/', '//', '.', '..', '\\', '\0', '\n', '.git', '.GIT.', 'git~1', '.forge', '~', 'C:', '\u202e', '\ud800'),
+      fc.constantFrom('/', '//', '.', '..', '\\', '\0', '\n', '.git', '.GIT.', 'git~1', '.forge', 'forge~1', 'FORGE~1', ':x', ' ', '\u200c', '\ufeff', '~', 'C:', '\u202e', '\ud800'),
     );
     fc.assert(
       fc.property(fc.array(fragment, { maxLength: 6 }), (parts) => {
@@ -232,8 +258,8 @@ describe('path sandbox', () => {
         expect(accepted).toBe(path);
         const components = path.split('/');
         expect(components.every((c) => c !== '' && c !== '.' && c !== '..')).toBe(true);
-        expect(components.some(isGitDirName)).toBe(false);
-        expect(components[0]!.toLowerCase().replace(/[. ]+$/, '')).not.toBe('.forge');
+        expect(components.filter(namesDotGit)).toEqual([]);
+        expect(namesDotForge(components[0]!)).toBe(false);
         expect(/[\0-\x1f\x7f\\]/.test(path)).toBe(false);
         expect(path === '~' || path.startsWith('~/') || /^[A-Za-z]:/.test(path)).toBe(false);
       }),

@@ -1,7 +1,7 @@
 import { createFsFromVolume, Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import { isForgeError } from '../../../src/errors';
-import type { GitFs } from '../../../src/git';
+import { asGitFs, type GitFs } from '../../../src/git';
 import { FsJournal } from '../../../src/vfs';
 
 const A = 'a'.repeat(40);
@@ -9,7 +9,7 @@ const B = 'b'.repeat(40);
 const PATH = '/g/forge/pending/s1.jsonl';
 
 function setup() {
-  const fs = createFsFromVolume(new Volume()) as unknown as GitFs;
+  const fs = asGitFs(createFsFromVolume(new Volume()));
   return { fs, journal: new FsJournal(fs, '/g', 's1'), read: () => fs.promises.readFile(PATH, 'utf8') };
 }
 
@@ -58,14 +58,47 @@ describe('FsJournal', () => {
     expect((await journal.load())?.changes).toEqual(new Map([['x', { oid: A, mode: '100644' }]]));
   });
 
-  it('reports an unreadable line before the last one, or an unreadable header, as JOURNAL_CORRUPT', async () => {
+  it('keeps every whole record before a torn line in the middle and reports the tear; only an unreadable header is JOURNAL_CORRUPT', async () => {
     const { fs, journal } = setup();
     await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
+    await journal.append({ path: 'kept', oid: A, mode: '100644' });
     await fs.promises.appendFile!(PATH, '{"path":"y", torn\n{"path":"x","deleted":true}\n');
+    const loaded = await journal.load();
+    expect(loaded?.changes).toEqual(new Map([['kept', { oid: A, mode: '100644' }]]));
+    expect(loaded?.torn).toEqual({ line: 3, dropped: 2 });
+    await fs.promises.writeFile(PATH, 'not json\n');
     const error = await journal.load().catch((e: unknown) => e);
     expect(isForgeError(error, 'JOURNAL_CORRUPT')).toBe(true);
-    await fs.promises.writeFile(PATH, 'not json\n');
-    expect(isForgeError(await journal.load().catch((e: unknown) => e), 'JOURNAL_CORRUPT')).toBe(true);
+    expect((error as { hint: string }).hint).toContain('forge session discard s1');
+  });
+
+  it('writes a call\'s changes and its state record as ONE line, read back together', async () => {
+    const { journal, read } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
+    await journal.appendRecord({ changes: [{ path: 'x', oid: B, mode: '100644' }, { path: 'y', deleted: true }], state: { delta: { n: 1 } } });
+    expect((await read()).trimEnd().split('\n')).toHaveLength(2);
+    const loaded = await journal.load();
+    expect(loaded?.changes).toEqual(new Map([['x', { oid: B, mode: '100644' }], ['y', null]]));
+    expect(loaded?.states).toEqual([{ delta: { n: 1 } }]);
+  });
+
+  it('T-12.3: an append that fails half-way (ENOSPC) is cut back to the last whole record and reported as DISK_FULL', async () => {
+    const { fs, journal, read } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
+    await journal.append({ path: 'ok', oid: A, mode: '100644' });
+    const before = await read();
+    const realAppend = fs.appendFileSync!.bind(fs);
+    // A full disk: part of the line is written, then the write fails.
+    (fs as { appendFileSync: unknown }).appendFileSync = (path: string, data: string) => {
+      realAppend(path, String(data).slice(0, 7));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    const error = await journal.append({ path: 'lost', oid: B, mode: '100644' }).catch((e: unknown) => e);
+    expect(isForgeError(error, 'DISK_FULL')).toBe(true);
+    expect(await read()).toBe(before);
+    (fs as { appendFileSync: unknown }).appendFileSync = realAppend;
+    await journal.append({ path: 'after', oid: B, mode: '100644' });
+    expect((await journal.load())?.changes).toEqual(new Map([['ok', { oid: A, mode: '100644' }], ['after', { oid: B, mode: '100644' }]]));
   });
 
   it('reports a journal without its header line (e.g. appended to after another writer removed it) as JOURNAL_CORRUPT', async () => {

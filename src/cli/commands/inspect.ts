@@ -1,0 +1,45 @@
+/** forge inspect : a local web page for time travel, review and merge of the repository's sessions. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { nodeWorktreeSync } from '../../branches/node/worktree-sync';
+import { ForgeError } from '../../errors';
+import { startInspectServer } from '../../inspect/node/server';
+import { openRepository } from '../open';
+
+interface InspectOptions {
+  repo?: string;
+  port: string;
+  host: string;
+  open?: boolean;
+}
+
+/** The system's way to open a URL in the default browser. */
+function openInBrowser(url: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+  child.on('error', () => process.stderr.write(`forge: could not start a browser; open ${url}\n`));
+  child.unref();
+}
+
+export function registerInspect(program: Command): void {
+  program
+    .command('inspect')
+    .description('serve a local web page to review sessions: timeline, diffs, files at any turn, merge preview and actions')
+    .option('--repo <dir>', 'the repository (default: the current directory)')
+    .option('--port <n>', 'the port (default: any free port)', '0')
+    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .option('--open', 'open the page in the default browser')
+    .action(async (options: InspectOptions) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ForgeError('INVALID_ARGUMENT', `--port ${options.port} is not a port number (0-65535).`);
+      const repo = await openRepository(options);
+      // The bundle runs from dist/forge.cjs; the page is built beside it in dist/inspect/.
+      const inspector = await startInspectServer({ repo, assetsDir: join(__dirname, 'inspect'), host: options.host, port, worktree: nodeWorktreeSync() });
+      process.stdout.write(`forge inspect: ${inspector.url}\n(Ctrl-C to stop)\n`);
+      if (options.open) openInBrowser(inspector.url);
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void inspector.close().then(resolve));
+      });
+    });
+}

@@ -1,0 +1,30 @@
+/** The CLI's repository-tool set-up: one QuickJS sandbox per process, limits from the view's config. */
+import type { QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { AnyToolDefinition } from '../tools';
+import { QuickJsSandbox, registryWithRepoTools, repoToolLimitsFromConfig } from '../tools/repo';
+import type { Vfs } from '../vfs/types';
+
+let sandbox: QuickJsSandbox | null = null;
+
+/**
+ * forge.cjs runs from a V8 code cache (vm.Script), which has no dynamic import(): QuickJS is
+ * required from node_modules (left out of the bundle, loaded only when a repository tool is).
+ */
+async function requireQuickJs(): Promise<QuickJSWASMModule> {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
+  const variant = require('@jitl/quickjs-wasmfile-release-sync') as { default?: QuickJSSyncVariant } & QuickJSSyncVariant;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return core.newQuickJSWASMModuleFromVariant(variant.default ?? variant);
+}
+
+export function cliSandbox(): QuickJsSandbox {
+  sandbox ??= new QuickJsSandbox(requireQuickJs);
+  return sandbox;
+}
+
+export async function cliRepoTools(vfs: Vfs, base: readonly AnyToolDefinition[]) {
+  const result = await registryWithRepoTools(base, vfs, { sandbox: cliSandbox(), limits: await repoToolLimitsFromConfig(vfs) });
+  for (const { tool, error } of result.problems) process.stderr.write(`forge: warning: repository tool ${tool} is approved but does not load: ${error.code}: ${error.message}\n`);
+  return result;
+}

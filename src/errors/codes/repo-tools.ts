@@ -1,0 +1,11 @@
+/** Codes of repository-defined tools (tools/<name>.js run in the WASM sandbox, approved by content hash). */
+export const REPO_TOOL_CODES = {
+  TOOL_NOT_APPROVED: { kind: 'user', summary: 'The repository tool was never approved, or its source changed since it was approved.' },
+  TOOL_NAME_CONFLICT: { kind: 'user', summary: 'A repository tool has the name of a built-in tool (or an invalid name) and is refused.' },
+  REPO_TOOL_NOT_FOUND: { kind: 'user', summary: 'There is no tools/<name>.js in the repository.' },
+  REPO_TOOL_INVALID: { kind: 'user', summary: 'The tool module does not load or does not export description, schema and execute as required.' },
+  REPO_TOOL_FAILED: { kind: 'user', summary: 'The repository tool threw an error; its partial edits were discarded.' },
+  REPO_TOOL_TIMEOUT: { kind: 'user', summary: 'The repository tool ran past its time limit and was stopped; its partial edits were discarded.' },
+  REPO_TOOL_MEMORY_LIMIT: { kind: 'user', summary: 'The repository tool ran out of its memory limit and was stopped; its partial edits were discarded.' },
+  REPO_TOOL_OUTPUT_TOO_LARGE: { kind: 'user', summary: 'The repository tool returned more than its output size limit; its edits were discarded.' },
+} as const;

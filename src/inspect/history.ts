@@ -1,0 +1,97 @@
+/**
+ * Time travel for the page: a turn as of its commit (the conversation then, the turn's diff), a
+ * commit's file tree, one file of a commit, and the diff between two commits of a session.
+ * `SessionStore.at` and the commit view do the reading, as for `forge show` and `forge cat --rev`.
+ */
+import { diffTrees, type Repository } from '../git';
+import { SESSION_DIR, SessionStore, type Message, type ToolCallRecord } from '../session';
+import { CommitVfs } from '../vfs';
+import { shownPatches, type ShownPatch } from './patches';
+
+export interface TurnView {
+  session: string;
+  commit: string;
+  turn: number;
+  /** The conversation as of this commit (every earlier turn included). */
+  messages: Message[];
+  /** The tool calls of this turn. */
+  toolCalls: ToolCallRecord[];
+  files: ShownPatch[];
+}
+
+export async function turnView(repo: Repository, revision: string): Promise<TurnView> {
+  const at = await new SessionStore(repo).at(revision);
+  return {
+    session: at.id,
+    commit: at.commit,
+    turn: at.state.turn,
+    messages: at.state.messages,
+    toolCalls: at.state.toolCalls.filter((c) => c.turn === at.state.turn),
+    files: await shownPatches(repo, at.changes),
+  };
+}
+
+export interface TreeView {
+  commit: string;
+  files: Array<{ path: string; mode: string; oid: string }>;
+}
+
+export async function treeView(repo: Repository, revision: string): Promise<TreeView> {
+  const commit = await repo.resolveCommit(revision);
+  const view = await CommitVfs.open(repo, commit);
+  const files = (await view.walk('')).map((e) => ({ path: e.path, mode: e.mode, oid: e.oid }));
+  return { commit, files };
+}
+
+/** Above this size a file's content is summarized, not sent. */
+export const LARGE_FILE_BYTES = 4 * 1024 * 1024;
+
+export interface FileView {
+  commit: string;
+  path: string;
+  size: number;
+  mode: string;
+  oid: string;
+  binary: boolean;
+  large: boolean;
+  crlf: boolean;
+  /** The content when it is text and not too large. */
+  text?: string;
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+export async function fileView(repo: Repository, revision: string, path: string): Promise<FileView> {
+  const commit = await repo.resolveCommit(revision);
+  const view = await CommitVfs.open(repo, commit);
+  const bytes = await view.readFile(path);
+  const entry = (await view.entry(path))!;
+  const out: FileView = { commit, path, size: bytes.length, mode: entry.mode, oid: entry.oid, binary: false, large: bytes.length > LARGE_FILE_BYTES, crlf: false };
+  if (out.large) return out;
+  let text: string | undefined;
+  try {
+    text = bytes.includes(0) ? undefined : strict.decode(bytes);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) out.binary = true;
+  else {
+    out.text = text;
+    out.crlf = text.includes('\r\n');
+  }
+  return out;
+}
+
+export interface CompareView {
+  from: string;
+  to: string;
+  files: ShownPatch[];
+}
+
+/** Two commits' code compared (the sessions' conversation files left out, as `forge diff` does). */
+export async function compareView(repo: Repository, from: string, to: string): Promise<CompareView> {
+  const [a, b] = await Promise.all([repo.resolveCommit(from), repo.resolveCommit(to)]);
+  const [treeA, treeB] = await Promise.all([a, b].map(async (oid) => (await repo.readCommit(oid)).tree));
+  const changes = (await diffTrees(repo, treeA!, treeB!)).filter((c) => !c.path.startsWith(`${SESSION_DIR}/`));
+  return { from: a, to: b, files: await shownPatches(repo, changes) };
+}

@@ -1,0 +1,31 @@
+/**
+ * The inspector API's inputs, validated with zod before any library call. A revision or a branch
+ * name is a name git could resolve (no `..`, no leading `/` or `-`, no control characters), so no
+ * parameter can name a file outside the repository's refs and objects; file paths go to the
+ * commit view, which refuses anything that is not repo-relative (PATH_INVALID).
+ */
+import { z } from 'zod';
+import { ForgeError } from '../errors';
+
+const REVISION = /^(?![-/])(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/@+-]{1,240}(?:[~^][0-9]{0,4}){0,64}$/;
+
+export const RevisionSchema = z.string().regex(REVISION, 'a commit oid, a branch or a ref, optionally with ~N or ^N');
+export const BranchSchema = z.string().regex(/^(?![-/])(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/@+-]{1,240}$/, 'a branch name');
+export const SessionIdSchema = z.string().min(1).max(200);
+
+export const FileQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
+export const CompareQuerySchema = z.strictObject({ from: RevisionSchema, to: RevisionSchema });
+export const MergePreviewQuerySchema = z.strictObject({ into: BranchSchema.optional() });
+
+export const MergeBodySchema = z.strictObject({ into: BranchSchema.optional(), noFf: z.boolean().optional() });
+export const RebaseBodySchema = z.strictObject({ onto: BranchSchema.optional() });
+export const EmptyBodySchema = z.strictObject({});
+export const ResumeBodySchema = z.strictObject({ from: RevisionSchema, id: SessionIdSchema.optional() });
+
+/** Parses or throws the CLI's INVALID_ARGUMENT, naming each problem so the caller can fix its input. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : what}: ${i.message}`);
+  throw new ForgeError('INVALID_ARGUMENT', `Invalid ${what}: ${problems.join('; ')}.`, { data: { problems } });
+}

@@ -1,0 +1,148 @@
+/**
+ * `forge inspect`'s web server (Node's http): the page's files, the JSON API of `../routes.ts`,
+ * and server-sent events for live updates. Binds 127.0.0.1 unless told otherwise; every
+ * request's Host is checked, every state-changing request needs the token handed to the page.
+ * The page's files are read once from the build's folder and served from a fixed table: no
+ * part of a URL becomes a file-system path.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { WorktreeSync } from '../../branches';
+import { ForgeError } from '../../errors';
+import type { Repository } from '../../git';
+import { errorResponse, handleApi, isStateChanging, type ApiResponse } from '../routes';
+import { allowedHosts, checkHost, checkToken, TOKEN_HEADER } from '../security';
+import { LiveRefs } from './live';
+
+export interface InspectServerOptions {
+  repo: Repository;
+  /** The folder holding the built page (index.html, app.js, app.css). */
+  assetsDir: string;
+  host?: string;
+  /** 0 (default): any free port. */
+  port?: number;
+  worktree?: WorktreeSync;
+  /** Fixed token (tests); default 32 random bytes. */
+  token?: string;
+  liveIntervalMs?: number;
+}
+
+export interface InspectServer {
+  url: string;
+  token: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+
+const MAX_BODY = 1024 * 1024;
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+};
+
+function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+async function writeApi(res: ServerResponse, response: ApiResponse): Promise<void> {
+  if (response.kind === 'json') {
+    send(res, response.status, 'application/json; charset=utf-8', JSON.stringify(response.body));
+    return;
+  }
+  // Rows are written as they come; a failure after the first row ends the stream with an error line.
+  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
+  try {
+    for await (const row of response.rows) {
+      if (!res.write(JSON.stringify(row) + '\n')) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } catch (error) {
+    const failure = errorResponse(error);
+    res.write(JSON.stringify(failure.kind === 'json' ? failure.body : {}) + '\n');
+  }
+  res.end();
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new ForgeError('INVALID_ARGUMENT', `Request body over ${MAX_BODY} bytes.`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ForgeError('INVALID_ARGUMENT', 'The request body is not JSON.');
+  }
+}
+
+export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const files = new Map(Object.entries(ASSETS).map(([path, asset]) => [path, { type: asset.type, body: readFileSync(join(options.assetsDir, asset.file)) }]));
+  const index = files.get('/')!;
+  index.body = Buffer.from(index.body.toString('utf8').replace('__FORGE_TOKEN__', token));
+  const ctx = { repo: options.repo, ...(options.worktree ? { worktree: options.worktree } : {}) };
+  const live = new LiveRefs(options.repo, options.liveIntervalMs);
+  let hosts = new Set<string>();
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://inspector.invalid');
+      try {
+        checkHost(req.headers.host, hosts);
+        if (url.pathname.startsWith('/api/')) {
+          if (isStateChanging(req.method ?? 'GET')) {
+            const given = req.headers[TOKEN_HEADER];
+            checkToken(typeof given === 'string' ? given : undefined, token);
+          }
+          if (url.pathname === '/api/events' && req.method === 'GET') return await live.add(res);
+          const body = req.method === 'POST' ? await readBody(req) : undefined;
+          const query = Object.fromEntries(url.searchParams.entries());
+          return await writeApi(res, await handleApi(ctx, { method: req.method ?? 'GET', path: url.pathname.slice('/api'.length), query, body }));
+        }
+        const asset = req.method === 'GET' ? files.get(url.pathname) : undefined;
+        if (!asset) throw new ForgeError('INSPECT_ROUTE_NOT_FOUND', `No page at ${req.method} ${url.pathname}.`, { data: { path: url.pathname } });
+        send(res, 200, asset.type, asset.body);
+      } catch (error) {
+        if (res.headersSent) return void res.end();
+        await writeApi(res, errorResponse(error));
+      }
+    })();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(host, port);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    token,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        live.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * MCP over stdio, one JSON message per line, in place of the SDK's StdioServerTransport, which
+ * (1.x) drops malformed messages without an answer and closes the connection for good when its
+ * buffer exceeds 10 MiB, even when that is several messages in one read. Here:
+ * - each line is judged by incoming.ts: a malformed message with an id gets its JSON-RPC error;
+ * - the limit is per message (MAX_MESSAGE_BYTES): a longer line is skipped as it streams in (it is
+ *   never held whole), answered with an error, and the lines after it are served;
+ * - a line is assembled from its chunks once (no quadratic re-concatenation of a large message).
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { checkIncomingLine, MAX_MESSAGE_BYTES, oversizeReply } from './incoming';
+
+/** How much of an oversize line is kept to find its id. */
+const OVERSIZE_HEAD_BYTES = 4096;
+
+export class LineStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** Set while skipping the rest of a line over the limit: its first bytes and its size so far. */
+  private oversize: { head: string; bytes: number } | null = null;
+  private started = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('LineStdioTransport already started');
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.on('error', this.onInputError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onInputError);
+    if (this.input.listenerCount('data') === 0) this.input.pause();
+    this.chunks = [];
+    this.size = 0;
+    this.oversize = null;
+    this.onclose?.();
+  }
+
+  private readonly onInputError = (error: Error) => this.onerror?.(error);
+
+  private readonly onData = (chunk: Buffer | string) => {
+    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
+    while (start < data.length) {
+      const newline = data.indexOf(10, start);
+      const end = newline === -1 ? data.length : newline;
+      this.take(data.subarray(start, end));
+      if (newline === -1) return;
+      this.endOfLine();
+      start = newline + 1;
+    }
+  };
+
+  /** Part of the current line. */
+  private take(piece: Buffer): void {
+    if (this.oversize !== null) {
+      this.oversize.bytes += piece.length;
+      return;
+    }
+    if (this.size + piece.length <= this.maxMessageBytes) {
+      if (piece.length > 0) this.chunks.push(piece);
+      this.size += piece.length;
+      return;
+    }
+    const head = Buffer.concat([...this.chunks, piece]).subarray(0, OVERSIZE_HEAD_BYTES).toString('utf8');
+    this.oversize = { head, bytes: this.size + piece.length };
+    this.chunks = [];
+    this.size = 0;
+  }
+
+  private endOfLine(): void {
+    if (this.oversize !== null) {
+      const { head, bytes } = this.oversize;
+      this.oversize = null;
+      this.reply(oversizeReply(head, bytes, this.maxMessageBytes), `a message of ${bytes} bytes, over the limit of ${this.maxMessageBytes}`);
+      return;
+    }
+    const line = Buffer.concat(this.chunks, this.size).toString('utf8').replace(/\r$/, '');
+    this.chunks = [];
+    this.size = 0;
+    const incoming = checkIncomingLine(line);
+    if (incoming === null) return;
+    if (incoming.kind === 'message') {
+      this.onmessage?.(incoming.message);
+      return;
+    }
+    for (const reply of incoming.replies) this.reply(reply, incoming.problem);
+    if (incoming.replies.length === 0) this.onerror?.(new Error(`ignored a malformed notification: ${incoming.problem}`));
+  }
+
+  private reply(error: JSONRPCMessage, problem: string): void {
+    this.onerror?.(new Error(`answered a malformed message with an error: ${problem}`));
+    this.send(error).catch((failure: unknown) => this.onerror?.(failure instanceof Error ? failure : new Error(String(failure))));
+  }
+}

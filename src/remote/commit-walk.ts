@@ -1,0 +1,90 @@
+/**
+ * Which commits one side reaches and the other does not (git's `rev-list --left-right A...B`):
+ * both sides are painted down the parents, newest first by committer time; a commit reached
+ * from both is common and so is everything below it; the walk stops when only common commits
+ * are left to visit. Clock skew can only make it count a common commit as one side's (git has
+ * the same limit): for a push that means sending an object twice, never missing one.
+ */
+import type { Repository } from '../git';
+
+const LEFT = 1;
+const RIGHT = 2;
+const BOTH = LEFT | RIGHT;
+
+export interface CommitInfo {
+  parents: readonly string[];
+  time: number;
+}
+
+export type CommitLoader = (oid: string) => Promise<CommitInfo>;
+
+export function commitLoader(repo: Repository): CommitLoader {
+  const cache = new Map<string, CommitInfo>();
+  return async (oid) => {
+    let info = cache.get(oid);
+    if (info === undefined) {
+      const commit = await repo.readCommit(oid);
+      info = { parents: commit.parents, time: commit.committer.timestamp };
+      cache.set(oid, info);
+    }
+    return info;
+  };
+}
+
+export interface SidedCommits {
+  /** Reached from the left tips only, newest first. */
+  left: string[];
+  /** Reached from the right tips only, newest first. */
+  right: string[];
+}
+
+export async function leftRight(load: CommitLoader, leftTips: readonly string[], rightTips: readonly string[]): Promise<SidedCommits> {
+  const flags = new Map<string, number>();
+  const order: string[] = [];
+  const queue: Array<{ oid: string; time: number }> = [];
+  const enqueue = (oid: string, time: number) => {
+    let lo = 0;
+    let hi = queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (queue[mid]!.time >= time) lo = mid + 1;
+      else hi = mid;
+    }
+    queue.splice(lo, 0, { oid, time });
+  };
+  const paint = async (oid: string, flag: number) => {
+    const before = flags.get(oid) ?? 0;
+    if ((before | flag) === before) return;
+    if (before === 0) order.push(oid);
+    flags.set(oid, before | flag);
+    enqueue(oid, (await load(oid)).time);
+  };
+  for (const tip of leftTips) await paint(tip, LEFT);
+  for (const tip of rightTips) await paint(tip, RIGHT);
+  while (queue.length > 0 && queue.some((q) => flags.get(q.oid) !== BOTH)) {
+    const { oid } = queue.shift()!;
+    const flag = flags.get(oid)!;
+    for (const parent of (await load(oid)).parents) await paint(parent, flag);
+  }
+  return { left: order.filter((o) => flags.get(o) === LEFT), right: order.filter((o) => flags.get(o) === RIGHT) };
+}
+
+export interface Divergence {
+  ahead: number;
+  behind: number;
+  state: 'same' | 'ahead' | 'behind' | 'diverged';
+}
+
+/** Where `local` stands against `remote`: commits only local has (ahead) and only remote has (behind). */
+export async function divergence(load: CommitLoader, local: string, remote: string): Promise<Divergence> {
+  if (local === remote) return { ahead: 0, behind: 0, state: 'same' };
+  const { left, right } = await leftRight(load, [local], [remote]);
+  const state = left.length > 0 && right.length > 0 ? 'diverged' : left.length > 0 ? 'ahead' : right.length > 0 ? 'behind' : 'same';
+  return { ahead: left.length, behind: right.length, state };
+}
+
+/** Whether `ancestor` is reachable from `descendant` (both present locally). */
+export async function isAncestorOf(load: CommitLoader, ancestor: string, descendant: string): Promise<boolean> {
+  if (ancestor === descendant) return true;
+  return (await leftRight(load, [ancestor], [descendant])).left.length === 0;
+}

@@ -1,0 +1,131 @@
+/**
+ * The `vfs` a repository tool gets inside QuickJS: raw async host functions (each returns a
+ * guest promise settled when the host's SandboxVfs call settles), wrapped by the prelude of
+ * quickjs-run.ts. Values cross as JSON text or ArrayBuffers, never as C strings.
+ */
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import { ForgeError, toForgeError } from '../../errors';
+import type { Run } from './quickjs-run';
+import type { SandboxVfs } from './wasm-sandbox';
+
+/** A guest value parsed from JSON (no NUL inside: JSON escapes it) by JSON.parse as the context started. */
+export function guestJson(run: Run, json: string): QuickJSHandle {
+  const { vm } = run;
+  const text = vm.newString(json);
+  const parsed = vm.callFunction(run.jsonParse, vm.undefined, text);
+  text.dispose();
+  return vm.unwrapResult(parsed);
+}
+
+/** The `vfs` object: raw async host functions wrapped by the prelude. */
+export function guestVfs(run: Run, vfs: SandboxVfs): QuickJSHandle {
+  const { vm } = run;
+  const host = vm.newObject();
+  const define = (name: string, impl: (...args: QuickJSHandle[]) => Promise<(vm: QuickJSContext) => QuickJSHandle>) => {
+    const fn = vm.newFunction(name, (...args) => hostCall(run, () => impl(...args)));
+    vm.setProp(host, name, fn);
+    fn.dispose();
+  };
+  // The prelude sends every string as JSON text (see VFS_PRELUDE).
+  const str = (h: QuickJSHandle | undefined): string => {
+    const parsed: unknown = h !== undefined && vm.typeof(h) === 'string' ? JSON.parse(vm.getString(h)) : undefined;
+    if (typeof parsed !== 'string') throw new ForgeError('INVALID_ARGUMENT', 'vfs takes string paths and contents.');
+    return parsed;
+  };
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const encoder = new TextEncoder();
+  define('readText', async (p) => {
+    const path = str(p);
+    const bytes = await vfs.readFile(path);
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      throw new ForgeError('BINARY_FILE', `${path} is not UTF-8 text; read it with vfs.readFile(path, 'bytes').`, { data: { path } });
+    }
+    const json = JSON.stringify(text);
+    return (v) => v.newString(json);
+  });
+  define('readBytes', async (p) => {
+    const bytes = await vfs.readFile(str(p));
+    return (v) => v.newArrayBuffer(bytes.slice().buffer);
+  });
+  define('writeText', async (p, c) => {
+    const path = str(p);
+    const content = encoder.encode(str(c));
+    await vfs.writeFile(path, content);
+    return (v) => v.undefined;
+  });
+  define('writeBytes', async (p, c) => {
+    const path = str(p);
+    if (c === undefined) throw new ForgeError('INVALID_ARGUMENT', 'writeFile needs content.');
+    const content = vm.getArrayBuffer(c).consume((view) => view.value.slice());
+    await vfs.writeFile(path, content);
+    return (v) => v.undefined;
+  });
+  define('deleteFile', async (p) => {
+    await vfs.deleteFile(str(p));
+    return (v) => v.undefined;
+  });
+  define('exists', async (p) => {
+    const exists = await vfs.exists(str(p));
+    return (v) => (exists ? v.true : v.false);
+  });
+  define('list', async (p) => {
+    const entries = await vfs.list(str(p));
+    const json = JSON.stringify(entries);
+    return () => guestJson(run, json);
+  });
+  define('stat', async (p) => {
+    const stat = await vfs.stat(str(p));
+    const json = JSON.stringify(stat);
+    return () => guestJson(run, json);
+  });
+  const prelude = run.prelude;
+  const wrapped = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, host));
+  host.dispose();
+  return wrapped;
+}
+
+/**
+ * One host operation: arguments are read now (the handles die when the function returns), the
+ * work is async, and the guest's promise is settled later unless the run ended meanwhile.
+ */
+function hostCall(run: Run, start: () => Promise<(vm: QuickJSContext) => QuickJSHandle>): QuickJSHandle {
+  const { vm } = run;
+  const deferred = vm.newPromise();
+  let work: Promise<(vm: QuickJSContext) => QuickJSHandle>;
+  try {
+    work = start();
+  } catch (error) {
+    work = Promise.reject(error);
+  }
+  const settle = (make: (vm: QuickJSContext) => QuickJSHandle, ok: boolean) => {
+    if (run.disposed) return;
+    try {
+      const value = make(vm);
+      if (ok) deferred.resolve(value);
+      else deferred.reject(value);
+      if (value !== vm.undefined && value !== vm.true && value !== vm.false) value.dispose();
+    } catch {
+      // The guest could not take the value (out of memory): the run is over.
+      run.limitHit ??= 'memory';
+    }
+    deferred.dispose();
+    run.recheck();
+  };
+  work.then(
+    (make) => settle(make, true),
+    (error: unknown) => {
+      const forgeError = toForgeError(error);
+      settle((v) => {
+        const handle = v.newError({ name: 'ForgeError', message: `${forgeError.code}: ${forgeError.message}` });
+        const code = v.newString(forgeError.code);
+        v.setProp(handle, 'code', code);
+        code.dispose();
+        return handle;
+      }, false);
+    },
+  );
+  return deferred.handle;
+}

@@ -1,0 +1,125 @@
+// Drives the browser tests and the browser bench: Debian's Chromium (no browser download) through
+// playwright-core, headless, on a page served from 127.0.0.1 (a secure context: WebCrypto, Web
+// Locks) holding the shipped engine bundle (dist/browser.js, as /browser.js) and test/browser/page.ts
+// bundled with esbuild (lightning-fs, the scenario and the bench). Plain JS so that both vitest
+// and `node bench/browser-bench.mjs` load it.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Debian's package installs it here; FORGE_CHROMIUM points elsewhere. */
+export const CHROMIUM_PATH = process.env.FORGE_CHROMIUM ?? '/usr/bin/chromium';
+
+export function chromiumProblem() {
+  if (!existsSync(CHROMIUM_PATH)) return `No Chromium at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set FORGE_CHROMIUM.`;
+  if (!existsSync(join(ROOT, 'dist', 'browser.js'))) return 'No dist/browser.js: run npm run build.';
+  return null;
+}
+
+async function pageBundle() {
+  const result = await build({
+    entryPoints: [join(ROOT, 'test', 'browser', 'page.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    // The engine is the shipped bundle, fetched by the page itself.
+    external: ['/browser.js'],
+  });
+  return result.outputFiles[0].text;
+}
+
+/**
+ * git's smart HTTP for the repositories under `root`, on the page's own origin (no CORS): each
+ * request runs `git http-backend` as a CGI script, as a web server would.
+ */
+function serveGit(root, request, response, path) {
+  const url = new URL(request.url ?? '/', 'http://x');
+  const backend = spawn('git', ['http-backend'], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      REQUEST_METHOD: request.method ?? 'GET',
+      PATH_INFO: path,
+      QUERY_STRING: url.search.slice(1),
+      CONTENT_TYPE: request.headers['content-type'] ?? '',
+      ...(request.headers['content-length'] ? { CONTENT_LENGTH: request.headers['content-length'] } : {}),
+      REMOTE_ADDR: '127.0.0.1',
+    },
+  });
+  request.pipe(backend.stdin);
+  const chunks = [];
+  backend.stdout.on('data', (chunk) => chunks.push(chunk));
+  backend.on('close', () => {
+    const output = Buffer.concat(chunks);
+    const split = output.indexOf('\r\n\r\n');
+    const headers = {};
+    let status = 200;
+    for (const line of output.subarray(0, split).toString('latin1').split('\r\n')) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
+      else headers[name] = value;
+    }
+    response.writeHead(status, headers).end(output.subarray(split + 4));
+  });
+}
+
+/**
+ * A page ready to run `window.forgeTest` methods; `call(name, ...args)` runs one and returns its
+ * (JSON-serializable) result. `close()` ends the browser and the server. With `gitRoot`, the
+ * repositories below it are served to the page over git's smart HTTP at /git/<name>.
+ */
+export async function openHarness({ gitRoot } = {}) {
+  const problem = chromiumProblem();
+  if (problem) throw new Error(problem);
+  const files = {
+    '/': { type: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>forge</title><script type="module" src="/page.js"></script>' },
+    '/page.js': { type: 'text/javascript', body: await pageBundle() },
+    '/browser.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser.js')) },
+  };
+  const server = createServer((request, response) => {
+    const pathname = new URL(request.url ?? '/', 'http://x').pathname;
+    if (gitRoot && pathname.startsWith('/git/')) return serveGit(gitRoot, request, response, pathname.slice('/git'.length));
+    const file = files[new URL(request.url ?? '/', 'http://x').pathname];
+    if (!file) return response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => 'forgeTest' in globalThis, undefined, { timeout: 30_000 }).catch((error) => {
+      throw new Error(`The test page did not start: ${errors.join('; ') || error.message}`);
+    });
+    return {
+      browserVersion: browser.version(),
+      origin: `http://127.0.0.1:${port}`,
+      call: (name, ...args) => page.evaluate(([n, a]) => globalThis.forgeTest[n](...a), [name, args]),
+      async close() {
+        await browser.close();
+        await new Promise((ok) => server.close(ok));
+      },
+    };
+  } catch (error) {
+    await browser.close();
+    server.close();
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * `forge-engine/browser`: its import graph holds no node:* module and no Node global, it exports
+ * the root entry's API minus the Node adapters, the package exports it, and its bundle stays
+ * under the size target with no isomorphic-git inside.
+ */
+import { writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { checkBrowserEntry } from '../../scripts/check-browser.mjs';
+import * as browserEntry from '../../src/browser';
+import * as rootEntry from '../../src/index';
+import { makeTempDir } from '../helpers/temp';
+
+/** What the root entry adds for Node (src/index.ts says why each needs Node). */
+const NODE_ADAPTERS = [
+  'nodePlatform',
+  'nodeWorktreeSync',
+  'createRunCommandTool',
+  'QuickJsSandbox',
+  'RepoTools',
+  'registryWithRepoTools',
+  'approveRepoTool',
+  'listTools',
+  'diffTool',
+  'DEFAULT_REPO_TOOL_LIMITS',
+  'APPROVALS_PATH',
+  'pushSessions',
+  'fetchSessions',
+  'pullSession',
+  'remoteSessionStatus',
+  'resolveFetchedSession',
+  'parseRemoteUrl',
+  'redactUrl',
+  'TOKEN_ENV',
+  'nodeStreamInflater',
+  'gitCredentialHelper',
+];
+
+describe('forge-engine/browser', () => {
+  it('src/browser.ts reaches no node:* module and no Node global', async () => {
+    expect(await checkBrowserEntry('src/browser.ts')).toEqual([]);
+  });
+
+  it('the check reports a node:* import, a Node global, and the root entry (which holds the adapters)', async () => {
+    const dir = makeTempDir('browser-entry');
+    writeFileSync(join(dir, 'uses-node.ts'), "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n");
+    writeFileSync(join(dir, 'uses-buffer.ts'), "export const bytes = (s: string) => Buffer.from(s, 'hex');\n");
+    writeFileSync(join(dir, 'uses-process.ts'), 'export const cwd = () => process.cwd();\n');
+    expect((await checkBrowserEntry(join(dir, 'uses-node.ts'))).join('\n')).toMatch(/node:fs/);
+    expect(await checkBrowserEntry(join(dir, 'uses-buffer.ts'))).toEqual([expect.stringMatching(/uses the Node global Buffer/)]);
+    expect(await checkBrowserEntry(join(dir, 'uses-process.ts'))).toEqual([expect.stringMatching(/uses the Node global process/)]);
+    expect((await checkBrowserEntry('src/index.ts')).join('\n')).toMatch(/node:crypto/);
+  });
+
+  it('exports the root entry API minus the Node adapters', () => {
+    const expected = Object.keys(rootEntry).filter((name) => !NODE_ADAPTERS.includes(name)).sort();
+    expect(Object.keys(browserEntry).sort()).toEqual(expected);
+    for (const name of NODE_ADAPTERS) expect(name in rootEntry).toBe(true);
+  });
+
+  it('the package exports ./browser as dist/browser.js, which exposes the same names', async () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, unknown> };
+    expect(pkg.exports['./browser']).toEqual({ types: './dist/types/browser.d.ts', import: './dist/browser.js', default: './dist/browser.js' });
+    // Self-reference through the package's own exports map (dist/ is built by the global setup).
+    const shipped = (await import('forge-engine/browser' as string)) as Record<string, unknown>;
+    expect(Object.keys(shipped).sort()).toEqual(Object.keys(browserEntry).sort());
+  });
+
+  it('dist/browser.js is under 300 KB gzipped and holds no isomorphic-git', () => {
+    const bundle = readFileSync('dist/browser.js');
+    expect(gzipSync(bundle, { level: 9 }).length).toBeLessThan(300 * 1024);
+    const map = JSON.parse(readFileSync('dist/browser.js.map', 'utf8')) as { sources: string[] };
+    expect(map.sources.some((source) => source.includes('isomorphic-git'))).toBe(false);
+    expect(map.sources.some((source) => source.includes('src/git/async-objects.ts'))).toBe(true);
+  });
+});

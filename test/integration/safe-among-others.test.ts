@@ -1,0 +1,238 @@
+/**
+ * Issue "Safe among others": forge next to git's own gc, a second client, a full or read-only
+ * disk and a branch moved behind its back. Each case drives the real CLI or MCP server against
+ * a repository on disk and checks the result with the git CLI (fsck, ls-tree, show).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forge } from '../helpers/forge-cli';
+import { expectFsckClean } from '../helpers/fsck';
+import { git } from '../helpers/git-cli';
+import { copyFixture, gitShowBytes } from '../helpers/repos';
+import { branchTip, startMcp, textOf } from './mcp-harness';
+
+const turn = (repo: { dir: string }, session: string, calls = '[]') => forge(['turn', '--repo', repo.dir, '--session', session, '--calls', '-', '--json'], { input: calls });
+const lsTree = (repo: { dir: string }, rev: string) => git(repo.dir, ['ls-tree', '-r', '--name-only', rev]).stdout.trim().split('\n');
+
+describe('T-12.1: git gc between tool calls and the turn commit', () => {
+  it('pending blobs are kept by refs/forge/pending/<id>: gc --prune=now, then a turn commits a complete tree', async () => {
+    const repo = copyFixture('example-app');
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 's']).status).toBe(0);
+    const mcp = await startMcp(repo, ['--session', 's']);
+    expect((await mcp.call('write_file', { path: 'p.txt', content: 'x' })).isError).toBeFalsy();
+    await mcp.close();
+    expect(git(repo.dir, ['rev-parse', '--verify', 'refs/forge/pending/s']).status).toBe(0);
+    git(repo.dir, ['gc', '-q', '--prune=now']);
+    git(repo.dir, ['repack', '-adfq']);
+    git(repo.dir, ['prune', '--expire=now']);
+    const run = turn(repo, 's');
+    expect(run.status, run.stderr).toBe(0);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/s', 'p.txt').toString()).toBe('x');
+    // After the commit nothing is pending, and the pin is gone.
+    expect(git(repo.dir, ['rev-parse', '--verify', '--quiet', 'refs/forge/pending/s'], { allowFail: true }).status).not.toBe(0);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a running server keeps writing after gc removed the loose fan-out directories it had listed', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'long']);
+    for (let i = 0; i < 5; i++) expect((await mcp.call('write_file', { path: `before-${i}.txt`, content: `b${i}` })).isError).toBeFalsy();
+    git(repo.dir, ['gc', '-q', '--prune=now']);
+    const results = [];
+    for (let i = 0; i < 20; i++) results.push(await mcp.call('write_file', { path: `after-${i}.txt`, content: `a${i}` }));
+    expect(results.filter((r) => r.isError).map(textOf)).toEqual([]);
+    const commit = await mcp.call('commit_turn');
+    expect(commit.isError, textOf(commit)).toBeFalsy();
+    expect(lsTree(repo, 'forge/session/long').filter((p) => p.startsWith('after-') || p.startsWith('before-'))).toHaveLength(25);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a pending blob removed behind forge\'s back is OBJECTS_MISSING: nothing published, ref and journal as they were', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'gone']);
+    const head = branchTip(repo, 'gone');
+    const write = turn(repo, 'gone', JSON.stringify([{ tool: 'write_file', args: { path: 'lost.txt', content: 'unique content 8d1c' } }]));
+    expect(write.status).toBe(0);
+    // Stage a pending blob, then delete its loose file (as a prune would have before the pin existed).
+    const pending = forge(['mcp', '--repo', repo.dir, '--session', 'gone'], { input: mcpLines([{ name: 'write_file', arguments: { path: 'q.txt', content: 'pending 77aa' } }]) });
+    expect(pending.status).toBe(0);
+    const oid = git(repo.dir, ['hash-object', '--stdin'], { input: 'pending 77aa' }).stdout.trim();
+    const loose = join(repo.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+    expect(existsSync(loose)).toBe(true);
+    git(repo.dir, ['update-ref', '-d', 'refs/forge/pending/gone']);
+    git(repo.dir, ['prune', '--expire=now']);
+    expect(existsSync(loose)).toBe(false);
+    const before = branchTip(repo, 'gone');
+    const run = turn(repo, 'gone');
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain('OBJECTS_MISSING');
+    expect(run.stderr).toContain('q.txt');
+    expect(branchTip(repo, 'gone')).toBe(before);
+    expect(before).not.toBe(head);
+    expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'gone.jsonl'))).toBe(true);
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.2: two clients on one session', () => {
+  it('the second writer gets SESSION_BUSY and no acknowledged edit is lost; a killed holder\'s lease is taken over', async () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 's']);
+    const a = await startMcp(repo, ['--session', 's']);
+    const b = await startMcp(repo, ['--session', 's']);
+    expect((await a.call('write_file', { path: 'a.txt', content: 'x' })).isError).toBeFalsy();
+    const second = await b.call('write_file', { path: 'b.txt', content: 'x' });
+    expect(second.isError).toBe(true);
+    expect(textOf(second)).toMatch(/^SESSION_BUSY: Session s is open for writing in process \d+ on /);
+    process.kill(a.pid, 'SIGKILL');
+    process.kill(b.pid, 'SIGKILL');
+    await a.close();
+    await b.close();
+    // The holder is gone: a new process takes the lease over and commits A's edit.
+    const run = turn(repo, 's');
+    expect(run.status, run.stderr).toBe(0);
+    expect(lsTree(repo, 'forge/session/s')).toContain('a.txt');
+    expect(lsTree(repo, 'forge/session/s')).not.toContain('b.txt');
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('discard is refused while a live server holds the session; --force makes the server notice and reload', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'd']);
+    expect((await mcp.call('write_file', { path: 'old.txt', content: 'old' })).isError).toBeFalsy();
+    const refused = forge(['session', 'discard', 'd', '--repo', repo.dir]);
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toContain('SESSION_BUSY');
+    const forced = forge(['session', 'discard', 'd', '--repo', repo.dir, '--force', '--json']);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(forced.json().discarded).toEqual(['old.txt']);
+    const noticed = await mcp.call('write_file', { path: 'new.txt', content: 'new' });
+    expect(textOf(noticed)).toMatch(/^PENDING_DISCARDED: /);
+    expect((await mcp.call('write_file', { path: 'new.txt', content: 'new' })).isError).toBeFalsy();
+    expect((await mcp.call('commit_turn')).isError).toBeFalsy();
+    const files = lsTree(repo, 'forge/session/d');
+    expect(files).toContain('new.txt');
+    expect(files).not.toContain('old.txt');
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.3: a torn or damaged journal', () => {
+  it('a torn record in the middle keeps every whole record before it; discard works on a journal with a broken header', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 't']);
+    const calls = [0, 1, 2].map((i) => ({ tool: 'write_file', args: { path: `f${i}.txt`, content: `${i}` } }));
+    const staged = forge(['mcp', '--repo', repo.dir, '--session', 't'], { input: mcpLines(calls.map((c) => ({ name: c.tool, arguments: c.args }))) });
+    expect(staged.status).toBe(0);
+    const journal = join(repo.gitdir, 'forge', 'pending', 't.jsonl');
+    const lines = readFileSync(journal, 'utf8').trimEnd().split('\n');
+    const last = lines.pop()!;
+    expect(last).toContain('f2.txt'); // the third call's edit and record: one line
+    // A full disk tore that record, and a later append landed right after the tear.
+    writeFileSync(journal, [...lines, last.slice(0, 20) + last].join('\n') + '\n');
+    const run = turn(repo, 't');
+    expect(run.status, run.stderr).toBe(0);
+    const files = lsTree(repo, 'forge/session/t');
+    expect(files).toEqual(expect.arrayContaining(['f0.txt', 'f1.txt']));
+    expect(files).not.toContain('f2.txt');
+
+    forge(['mcp', '--repo', repo.dir, '--session', 't'], { input: mcpLines([{ name: 'write_file', arguments: { path: 'g.txt', content: 'g' } }]) });
+    writeFileSync(journal, 'garbage\n');
+    expect(turn(repo, 't').stderr).toContain('forge session discard t');
+    const discard = forge(['session', 'discard', 't', '--repo', repo.dir]);
+    expect(discard.status, discard.stderr).toBe(0);
+    expect(discard.stdout).toContain('unreadable');
+    expect(turn(repo, 't').status).toBe(0);
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.5: the branch moved under a running server', () => {
+  it('commit_turn carries the pending layer onto the new head and commits there', async () => {
+    const repo = copyFixture('example-app');
+    const mcp = await startMcp(repo, ['--session', 'mv']);
+    expect((await mcp.call('write_file', { path: 'mine.txt', content: 'm' })).isError).toBeFalsy();
+    // Someone else commits to the session branch with git itself.
+    const start = branchTip(repo, 'mv')!;
+    const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: 'theirs' }).stdout.trim();
+    const tree = git(repo.dir, ['mktree'], { input: `${git(repo.dir, ['ls-tree', start]).stdout}100644 blob ${blob}\ttheirs.txt\n` }).stdout.trim();
+    const theirs = git(repo.dir, ['commit-tree', tree, '-p', start, '-m', 'theirs']).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/mv', theirs, start]);
+    const commit = await mcp.call('commit_turn');
+    expect(commit.isError, textOf(commit)).toBeFalsy();
+    const tip = branchTip(repo, 'mv')!;
+    expect(git(repo.dir, ['rev-parse', `${tip}^`]).stdout.trim()).toBe(theirs);
+    expect(lsTree(repo, tip)).toEqual(expect.arrayContaining(['mine.txt', 'theirs.txt']));
+    // And the next turn works too: not stuck.
+    expect((await mcp.call('write_file', { path: 'later.txt', content: 'l' })).isError).toBeFalsy();
+    expect((await mcp.call('commit_turn')).isError).toBeFalsy();
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.7: smaller cases', () => {
+  it('a turn on a session branch the user has checked out is refused (BRANCH_CHECKED_OUT), as git branch -f refuses', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'co']);
+    git(repo.dir, ['checkout', '-q', 'forge/session/co']);
+    const before = branchTip(repo, 'co');
+    const run = turn(repo, 'co', JSON.stringify([{ tool: 'write_file', args: { path: 'x.txt', content: 'x' } }]));
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('BRANCH_CHECKED_OUT');
+    expect(branchTip(repo, 'co')).toBe(before);
+    expect(git(repo.dir, ['status', '--porcelain']).stdout).toBe('');
+    git(repo.dir, ['checkout', '-q', '-']);
+    expect(turn(repo, 'co').status).toBe(0);
+    expect(lsTree(repo, 'forge/session/co')).toContain('x.txt');
+  });
+
+  it('our own stale temporary object files (older than git\'s two-week grace period) are removed; fresh ones and git\'s are not', () => {
+    const repo = copyFixture('example-app');
+    const objects = join(repo.gitdir, 'objects');
+    const old = join(objects, 'tmp_obj_forge_killedwriter');
+    const fresh = join(objects, 'tmp_obj_forge_livewriter');
+    const gits = join(objects, 'tmp_obj_AbCdEf');
+    for (const path of [old, fresh, gits]) writeFileSync(path, 'partial');
+    const threeWeeksAgo = Date.now() / 1000 - 21 * 24 * 3600;
+    utimesSync(old, threeWeeksAgo, threeWeeksAgo);
+    utimesSync(gits, threeWeeksAgo, threeWeeksAgo);
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'tmp']).status).toBe(0);
+    expect(readdirSync(objects).filter((n) => n.startsWith('tmp_obj_')).sort()).toEqual(['tmp_obj_AbCdEf', 'tmp_obj_forge_livewriter']);
+  });
+
+  it('--id \'\' is rejected, not replaced by a random id', () => {
+    const repo = copyFixture('example-app');
+    const run = forge(['session', 'new', '--repo', repo.dir, '--id', '']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('INVALID_ARGUMENT');
+    expect(git(repo.dir, ['for-each-ref', 'refs/heads/forge/']).stdout).toBe('');
+  });
+});
+
+/** JSON-RPC lines for a one-shot MCP session: initialize, then each call (stdin closes after). */
+function mcpLines(calls: Array<{ name: string; arguments: Record<string, unknown> }>): string {
+  const lines = [
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ...calls.map((call, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: call })),
+  ];
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+describe('T-12.5: a writer killed while moving its pending ref', () => {
+  it('its stale refs/forge/pending/<id>.lock does not block the next writer (the lease makes that ref ours)', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'lk']);
+    const lock = join(repo.gitdir, 'refs', 'forge', 'pending', 'lk.lock');
+    mkdirSync(join(repo.gitdir, 'refs', 'forge', 'pending'), { recursive: true });
+    writeFileSync(lock, '');
+    const old = Date.now() / 1000 - 60;
+    utimesSync(lock, old, old);
+    const run = turn(repo, 'lk', JSON.stringify([{ tool: 'write_file', args: { path: 'after-kill.txt', content: 'k' } }]));
+    expect(run.status, run.stderr).toBe(0);
+    expect(lsTree(repo, 'forge/session/lk')).toContain('after-kill.txt');
+    expect(existsSync(lock)).toBe(false);
+    expectFsckClean(repo.gitdir);
+  });
+});

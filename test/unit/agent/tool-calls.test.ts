@@ -1,0 +1,55 @@
+/**
+ * SessionToolRunner's records (issue "Safe among others", 7): a call's file changes and its
+ * record reach the journal as ONE line, and what the state keeps of long arguments and outputs
+ * is bounded, so the state file and a long-running server's memory do not grow with every byte
+ * ever written.
+ */
+import { describe, expect, it } from 'vitest';
+import { boundForRecord, RECORDED_STRING_LIMIT, SessionToolRunner } from '../../../src/agent/tool-calls';
+import { Repository, type GitFs } from '../../../src/git';
+import { nodePlatform } from '../../../src/git/node/platform';
+import { SessionStore } from '../../../src/session';
+import { encodeState } from '../../../src/session';
+import { allowAll } from '../../../src/tools';
+import { makeMemRepo } from '../../helpers/memfs-repo';
+
+async function setup() {
+  const mem = await makeMemRepo({ files: { 'a.txt': 'a\n' } });
+  const repo = await Repository.open({ fs: mem.fs as unknown as GitFs, dir: mem.dir, platform: nodePlatform });
+  const session = await new SessionStore(repo).create({ id: 'tc' });
+  const journal = () => repo.fs.promises.readFile(`${repo.commonDir}/forge/pending/tc.jsonl`, 'utf8');
+  return { repo, session, runner: new SessionToolRunner(session, { approval: allowAll }), journal };
+}
+
+describe('SessionToolRunner records', () => {
+  it('T-12.7: journals a call\'s edit and its record (call, read hash, undo entry) as one line', async () => {
+    const { runner, journal } = await setup();
+    await runner.call({ tool: 'write_file', args: { path: 'b.txt', content: 'b\n' } });
+    await runner.call({ tool: 'write_file', args: { path: 'c.txt', content: 'c\n' } });
+    const lines = (await journal()).trimEnd().split('\n').map((l) => JSON.parse(l) as { c?: Array<{ path: string }>; state?: { delta: { toolCalls?: Array<{ tool: string }> } } });
+    const last = lines.at(-1)!;
+    expect(last.c?.map((c) => c.path)).toEqual(['c.txt']);
+    expect(last.state?.delta.toolCalls?.map((c) => c.tool)).toEqual(['write_file']);
+  });
+
+  it('T-12.7: keeps long arguments and outputs in the state bounded; the file itself is complete', async () => {
+    const { runner, session } = await setup();
+    const big = 'x'.repeat(200_000);
+    for (let i = 0; i < 20; i++) await runner.call({ tool: 'write_file', args: { path: `big-${i}.txt`, content: big + i } });
+    await runner.call({ tool: 'read_file', args: { path: 'big-3.txt' } });
+    const stateBytes = encodeState(session.state).length;
+    expect(stateBytes).toBeLessThan(30 * 2 * RECORDED_STRING_LIMIT);
+    expect(new TextDecoder().decode(await session.vfs.readFile('big-3.txt'))).toBe(big + 3);
+    const turn = await session.commitTurn();
+    expect(turn.changes).toHaveLength(20);
+  });
+
+  it('boundForRecord cuts long strings anywhere in a JSON value and keeps the rest as it is', () => {
+    const long = 'y'.repeat(RECORDED_STRING_LIMIT + 1);
+    const bounded = boundForRecord({ path: 'p', content: long, list: [long, 1, null, true], nested: { short: 'ok' } }) as Record<string, unknown>;
+    expect(bounded.path).toBe('p');
+    expect(bounded.content).toMatch(/^y{512}… \[3585 more characters not kept in the session record\]$/);
+    expect((bounded.list as unknown[]).slice(1)).toEqual([1, null, true]);
+    expect(bounded.nested).toEqual({ short: 'ok' });
+  });
+});

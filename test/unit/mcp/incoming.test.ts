@@ -1,0 +1,31 @@
+/** The judgement of incoming lines (src/mcp/incoming.ts), without a process: the cases the integration test does not send. */
+import { describe, expect, it } from 'vitest';
+import { checkIncomingLine, oversizeReply } from '../../../src/mcp/incoming';
+
+describe('checkIncomingLine', () => {
+  it('passes valid requests, notifications and responses through, and ignores blank lines', () => {
+    expect(checkIncomingLine('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toMatchObject({ kind: 'message', message: { id: 1, method: 'ping' } });
+    expect(checkIncomingLine('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toMatchObject({ kind: 'message' });
+    expect(checkIncomingLine('{"jsonrpc":"2.0","id":"r","result":{}}')).toMatchObject({ kind: 'message' });
+    expect(checkIncomingLine('   \r')).toBeNull();
+  });
+
+  it('answers a fractional id without echoing it, and never answers a malformed notification', () => {
+    expect(checkIncomingLine('{"jsonrpc":"2.0","id":1.5,"method":"ping"}')).toEqual({ kind: 'reject', problem: expect.any(String), replies: [{ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('"id" must be') } }] });
+    expect(checkIncomingLine('{"jsonrpc":"1.0","method":"notifications/initialized"}')).toEqual({ kind: 'reject', replies: [], problem: expect.any(String) });
+    expect(checkIncomingLine('[]')).toMatchObject({ kind: 'reject', replies: [{ error: { code: -32600 } }] });
+    expect(checkIncomingLine('42')).toMatchObject({ kind: 'reject', replies: [{ error: { code: -32600 } }] });
+  });
+});
+
+describe('oversizeReply', () => {
+  it('takes the id from the start of the line when it comes before params, and only for a request', () => {
+    expect(oversizeReply('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"content":"xx', 2e7).id).toBe(7);
+    expect(oversizeReply('{"method":"tools/call","id":"a\\"b","params":{', 2e7).id).toBe('a"b');
+    // An "id" inside params is not the message's id.
+    expect(oversizeReply('{"jsonrpc":"2.0","method":"tools/call","params":{"id":9,"x":"', 2e7).id).toBeUndefined();
+    expect(oversizeReply('{"jsonrpc":"2.0","id":3,"result":{"content":"', 2e7).id).toBeUndefined();
+    expect(oversizeReply('{"jsonrpc":"2.0","id":1.5,"method":"x","params":{', 2e7).id).toBeUndefined();
+    expect(oversizeReply('{"id":1,"method":"m"', 20_000_000, 10).error).toEqual({ code: -32600, message: expect.stringMatching(/^Invalid request: the message is 20000000 bytes \(19\.1 MiB\); this server reads messages of at most 10 bytes/) });
+  });
+});

@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { divergence, isAncestorOf, leftRight, type CommitInfo } from '../../../src/remote/commit-walk';
+
+/** A random DAG: commit i's parents are earlier commits; times increase with i (no skew) or are random (skew). */
+const dag = fc.integer({ min: 1, max: 40 }).chain((n) =>
+  fc.tuple(
+    fc.array(fc.array(fc.nat(), { maxLength: 2 }), { minLength: n, maxLength: n }),
+    fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: n, maxLength: n }),
+    fc.boolean(),
+  ),
+);
+
+function build([parentPicks, times, skew]: [number[][], number[], boolean]) {
+  const commits = new Map<string, CommitInfo>();
+  parentPicks.forEach((picks, i) => {
+    const parents = i === 0 ? [] : [...new Set(picks.map((p) => `c${p % i}`))];
+    commits.set(`c${i}`, { parents, time: skew ? times[i]! : i * 10 });
+  });
+  const reach = (oid: string, seen = new Set<string>()) => {
+    if (seen.has(oid)) return seen;
+    seen.add(oid);
+    for (const p of commits.get(oid)!.parents) reach(p, seen);
+    return seen;
+  };
+  return { load: async (oid: string) => commits.get(oid)!, reach, n: parentPicks.length };
+}
+
+describe('leftRight', () => {
+  it('without clock skew, equals reachability: left = reach(L) - reach(R), right = reach(R) - reach(L)', async () => {
+    await fc.assert(
+      fc.asyncProperty(dag.map(([p, t]) => [p, t, false] as [number[][], number[], boolean]), fc.nat(), fc.nat(), async (g, a, b) => {
+        const { load, reach, n } = build(g);
+        const l = `c${a % n}`;
+        const r = `c${b % n}`;
+        const got = await leftRight(load, [l], [r]);
+        const L = reach(l);
+        const R = reach(r);
+        expect(new Set(got.left)).toEqual(new Set([...L].filter((x) => !R.has(x))));
+        expect(new Set(got.right)).toEqual(new Set([...R].filter((x) => !L.has(x))));
+        expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
+        const d = await divergence(load, l, r);
+        expect([d.ahead, d.behind]).toEqual([got.left.length, got.right.length]);
+      }),
+    );
+  });
+
+  it('with clock skew, never misses a commit the other side lacks (a push may send more, never less)', async () => {
+    await fc.assert(
+      fc.asyncProperty(dag, fc.nat(), fc.nat(), async (g, a, b) => {
+        const { load, reach, n } = build(g);
+        const l = `c${a % n}`;
+        const r = `c${b % n}`;
+        const got = new Set((await leftRight(load, [l], [r])).left);
+        const R = reach(r);
+        for (const x of reach(l)) if (!R.has(x)) expect(got.has(x)).toBe(true);
+        for (const x of got) expect(reach(l).has(x)).toBe(true);
+      }),
+    );
+  });
+});

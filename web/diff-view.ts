@@ -1,0 +1,103 @@
+/**
+ * A set of file patches drawn with diff2html (unified or side by side; it parses git's unified
+ * diff and pairs changed lines), coloured by highlight.js. CRLF files get a badge and their
+ * carriage returns shown as ␍ (diff2html would drop them); binary and very large files arrive
+ * summarized from the server and are shown as that summary.
+ *
+ * Drawing is spread over frames: each file's patch is cut into pieces of CHUNK_LINES lines
+ * (`patch-chunks.ts`) drawn within a time budget per frame, so a 10,000-line diff appears at once
+ * at its top and the page keeps answering while the rest is drawn. A piece is coloured when it
+ * comes near the viewport (colouring 15,000 lines up front cost ~10 s of style work), and pieces
+ * off screen skip layout (`content-visibility` in the stylesheet). `data-drawn` on the root says
+ * when every piece is drawn, `data-coloured` when the pieces on screen are coloured.
+ */
+import { html as diffHtml } from 'diff2html';
+import type { ShownPatch } from '../src/inspect/patches';
+import { h } from './dom';
+import { highlightElement, languageOf } from './highlight';
+import { patchChunks } from './patch-chunks';
+
+export type DiffLayout = 'line-by-line' | 'side-by-side';
+
+const CHUNK_LINES = 200;
+const FRAME_BUDGET_MS = 24;
+
+/** diff2html needs git's header lines; the carriage returns become visible marks. */
+function gitPatch(p: ShownPatch, piece: string): string {
+  const body = p.crlf ? piece.replace(/\r(?=\n|$)/g, '␍') : piece;
+  return `diff --git a/${p.path} b/${p.path}\n${body}`;
+}
+
+let cancelRunning: (() => void) | undefined;
+
+/** Runs tasks in order within a time budget per frame; the returned function stops it. */
+function runInFrames(tasks: Array<() => void>, done: () => void): () => void {
+  let index = 0;
+  let handle = 0;
+  const frame = () => {
+    const start = performance.now();
+    while (index < tasks.length && performance.now() - start < FRAME_BUDGET_MS) tasks[index++]!();
+    if (index < tasks.length) handle = requestAnimationFrame(frame);
+    else done();
+  };
+  frame();
+  return () => cancelAnimationFrame(handle);
+}
+
+export function renderDiff(files: readonly ShownPatch[], layout: DiffLayout): HTMLElement {
+  cancelRunning?.();
+  const root = h('div.diff', { dataset: { layout } });
+  if (files.length === 0) {
+    root.append(h('p.empty', {}, 'No code changes.'));
+    root.dataset.drawn = root.dataset.coloured = 'true';
+    return root;
+  }
+  const draws: Array<() => void> = [];
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        observer.unobserve(entry.target);
+        const language = (entry.target as HTMLElement).dataset.language!;
+        for (const el of entry.target.querySelectorAll('.d2h-code-line-ctn')) highlightElement(el, language);
+      }
+    },
+    { rootMargin: '1500px 0px' },
+  );
+  for (const file of files) {
+    const badges = [
+      h(`span.badge.${file.kind}`, {}, file.kind),
+      file.binary ? h('span.badge.binary', {}, 'binary') : null,
+      file.large ? h('span.badge.large', {}, 'large') : null,
+      file.crlf ? h('span.badge.crlf', { title: 'this file has CRLF line endings, shown as ␍' }, 'CRLF') : null,
+      file.binary ? null : h('span.counts', {}, h('span.plus', {}, `+${file.added}`), ' ', h('span.minus', {}, `-${file.removed}`)),
+    ];
+    const section = h('section.file', { dataset: { path: file.path } }, h('header.file-head', {}, h('span.path', {}, file.path), ...badges));
+    root.append(section);
+    if (file.binary || file.large || file.patch === '') {
+      section.append(h('pre.summary', {}, file.patch.trim() || 'Mode change only.'));
+      continue;
+    }
+    const language = languageOf(file.path);
+    for (const piece of patchChunks(file.patch, CHUNK_LINES)) {
+      draws.push(() => {
+        const body = h('div.file-body', { dataset: { language } });
+        body.innerHTML = diffHtml(gitPatch(file, piece), { outputFormat: layout, drawFileList: false, matching: 'none', diffStyle: 'word' });
+        section.append(body);
+        observer.observe(body);
+      });
+    }
+  }
+  let frame = 0;
+  const stopDraws = runInFrames(draws, () => {
+    root.dataset.drawn = 'true';
+    // The observer reports what is on screen after the next layout: two frames later it is coloured.
+    frame = requestAnimationFrame(() => (frame = requestAnimationFrame(() => (root.dataset.coloured = 'true'))));
+  });
+  cancelRunning = () => {
+    stopDraws();
+    cancelAnimationFrame(frame);
+    observer.disconnect();
+  };
+  return root;
+}

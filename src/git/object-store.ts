@@ -236,7 +236,7 @@ export class ObjectStore {
       const idxPath = joinPath(packDir, name);
       const packPath = idxPath.slice(0, -4) + '.pack';
       if (!names.includes(name.slice(0, -4) + '.pack')) continue;
-      const index = new PackIndex(this.syncFs!.readFileSync(idxPath), idxPath);
+      const index = openIndexLazily(this.syncFs!, idxPath);
       packs.push(new PackReader(index, packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
     }
     dir.packs = packs;
@@ -262,6 +262,33 @@ export class ObjectStore {
     const found = await this.asyncObjects!.read(oid);
     if (found === null) throw notFound(oid);
     return found;
+  }
+}
+
+/** A pack index read bucket by bucket through one descriptor, opened again if closed (see pack-index.ts). */
+function openIndexLazily(fs: FsSync, path: string): PackIndex {
+  let fd: number | null = fs.openSync(path, 'r');
+  const size = fs.fstatSync(fd).size;
+  const readRange = (offset: number, length: number): Uint8Array => {
+    fd ??= fs.openSync(path, 'r');
+    const buffer = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+    let done = 0;
+    while (done < buffer.length) {
+      const got = fs.readSync(fd, buffer, done, buffer.length - done, offset + done);
+      if (got === 0) break;
+      done += got;
+    }
+    return done === buffer.length ? buffer : buffer.subarray(0, done);
+  };
+  const close = () => {
+    if (fd !== null) fs.closeSync(fd);
+    fd = null;
+  };
+  try {
+    return PackIndex.open(path, size, readRange, close);
+  } catch (error) {
+    close();
+    throw error;
   }
 }
 

@@ -69,6 +69,7 @@ export class PackReader {
   }
 
   close(): void {
+    this.index.close();
     if (this.fd !== null) this.fs.closeSync(this.fd);
     this.fd = null;
     this.windows.clear();

@@ -77,6 +77,32 @@ export class ObjectStore {
     throw notFound(oid);
   }
 
+  /** An object's size without inflating it where the fast path can (pack entry or loose header). */
+  async sizeOf(oid: string): Promise<number> {
+    if (this.syncFs) {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const raw = this.oidBytes(oid);
+        for (const dir of this.dirs) {
+          for (const pack of this.packsOf(dir)) {
+            const position = pack.index.find(raw);
+            if (position < 0) continue;
+            try {
+              return pack.sizeAt(position);
+            } catch (error) {
+              if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
+            }
+          }
+        }
+        for (const dir of this.dirs) {
+          const size = dir.loose!.sizeOf(oid);
+          if (size !== null) return size;
+        }
+        this.refresh(); // repacked or written since we listed: look once more
+      }
+    }
+    return (await this.read(oid)).content.length;
+  }
+
   async has(oid: string): Promise<boolean> {
     if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
     return this.asyncObjects!.has(oid);

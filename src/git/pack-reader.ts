@@ -68,6 +68,42 @@ export class PackReader {
     return this.readOffset(this.index.offsetAt(position), 0);
   }
 
+  /**
+   * The size of the object at a position without reading it: its entry header holds it, or, for
+   * a delta, the delta's own header (the delta is inflated, its chain is not resolved).
+   */
+  sizeAt(position: number): number {
+    const offset = this.index.offsetAt(position);
+    const key = `${this.packPath}:${offset}`;
+    const cached = this.baseCache.get(key);
+    if (cached !== undefined) return cached.content.length;
+    const head = this.readUpTo(offset, FIRST_READ);
+    let i = 0;
+    let byte = head[i++]!;
+    const typeCode = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 4;
+    while (byte & 0x80) {
+      byte = head[i++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    if (typeCode !== OFS_DELTA && typeCode !== REF_DELTA) return size;
+    if (typeCode === OFS_DELTA) while (head[i++]! & 0x80);
+    else i += 20;
+    const delta = this.inflateAt(offset + i, size, head.subarray(i));
+    let at = 0;
+    while (delta[at++]! & 0x80); // the base's size
+    let target = 0;
+    shift = 0;
+    do {
+      byte = delta[at++]!;
+      target += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return target;
+  }
+
   close(): void {
     this.index.close();
     if (this.fd !== null) this.fs.closeSync(this.fd);

@@ -12,6 +12,8 @@ export interface SyncPlatform {
    * inflate to exactly `size` bytes, as a pack entry declares; throws otherwise.
    */
   inflateSized(data: Uint8Array, size: number): Uint8Array;
+  /** Whatever the start of a (possibly cut) zlib stream inflates to: an object's header without the object. */
+  inflatePrefix(data: Uint8Array): Uint8Array;
   deflate(data: Uint8Array): Uint8Array;
 }
 

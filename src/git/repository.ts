@@ -123,6 +123,11 @@ export class Repository {
     return content;
   }
 
+  /** A blob's size: from the cache, else from its object header (the blob is not inflated). */
+  async blobSize(oid: string): Promise<number> {
+    return this.blobs.get(oid)?.length ?? this.objects.sizeOf(oid);
+  }
+
   /**
    * Writes a blob. A tool reads back what it wrote (hash, size), so the bytes are kept at hand,
    * unless `keep` is false: for what is written and not read again (a session's state file,

@@ -68,7 +68,7 @@ export class CommitVfs implements Vfs {
     const entry = await this.entry(p);
     if (entry === null) return null;
     const stat: VfsStat = { name: nameOf(p), path: p, type: entryType(entry.mode), mode: entry.mode as EntryMode, oid: entry.oid };
-    if (entry.mode !== '040000' && entry.mode !== '160000') stat.size = (await this.repo.readBlob(entry.oid)).length;
+    if (entry.mode !== '040000' && entry.mode !== '160000') stat.size = await this.repo.blobSize(entry.oid);
     return stat;
   }
 

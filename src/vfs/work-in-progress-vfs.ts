@@ -141,7 +141,7 @@ export class WorkInProgressVfs implements WritableVfs {
     if (kind === null) return null;
     const pending = this.pending.get(p);
     if (pending) {
-      const size = this.writtenSizes.get(pending.oid) ?? (await this.repo.readBlob(pending.oid)).length;
+      const size = this.writtenSizes.get(pending.oid) ?? (await this.repo.blobSize(pending.oid));
       return { name: nameOf(p), path: p, type: entryType(pending.mode), mode: pending.mode, oid: pending.oid, size };
     }
     if (kind === 'directory') {

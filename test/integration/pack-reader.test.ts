@@ -80,6 +80,12 @@ function allObjects(gitdir: string): Map<string, { type: string; content: Buffer
 
 async function expectEngineReadsEverything(r: RepoHandle, platform: GitPlatform): Promise<number> {
   const objects = allObjects(r.gitdir);
+  // Sizes first, in a repository that has read nothing: from entry, delta and loose headers alone.
+  const sizes = await Repository.open({ fs, dir: r.dir, platform });
+  for (const [oid, expected] of objects) {
+    const size = await sizes.objects.sizeOf(oid);
+    if (size !== expected.content.length) throw new Error(`object ${oid}: sizeOf says ${size}, git says ${expected.content.length}`);
+  }
   const repo = await Repository.open({ fs, dir: r.dir, platform });
   expect(repo.objects.fastPath).toBe(platform === nodePlatform);
   let checked = 0;

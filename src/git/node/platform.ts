@@ -2,7 +2,7 @@
 import { Buffer, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { inflateSync } from 'node:zlib';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
 import { createReusedDeflater, createReusedInflater, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from './zlib-contexts';
 
@@ -17,6 +17,7 @@ const sync: SyncPlatform = {
     inflater ??= createReusedInflater() ?? streamInflater;
     return inflater.inflate(data, size);
   },
+  inflatePrefix: (data) => inflateSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH }),
   // At git's default level for loose objects (core.looseCompression is 1); gc repacks them later.
   deflate(data) {
     deflater ??= createReusedDeflater() ?? streamDeflater;

@@ -37,7 +37,7 @@ export class SessionToolRunner {
       state: session.state,
       approval: options.approval,
       // The repository's platform: native SHA-256 on Node, WebCrypto elsewhere.
-      hashContent: (bytes) => session.repo.platform.sha256Hex(bytes),
+      hashContent: (bytes) => session.repo.sha256Hex(bytes),
       ...(options.config !== undefined ? { config: options.config } : {}),
     });
   }

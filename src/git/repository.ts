@@ -54,7 +54,16 @@ export class Repository {
   // latin1 strings that the entries' oids and names are slices of (~3 bytes per tree byte, ~40
   // bytes per entry), so that the budget is what the cache really holds.
   private readonly trees = new WeightedLru<string, readonly TreeEntry[]>(64 * 1024 * 1024, (t) => 64 + t.length * 216);
-  private readonly blobs = new WeightedLru<string, Uint8Array>(16 * 1024 * 1024, (b) => 64 + b.length);
+  private readonly blobs = new WeightedLru<string, Uint8Array>(BLOB_CACHE_BYTES, (b) => 64 + b.length);
+  /**
+   * The last blob too large for the cache: a tool call reads a file several times (its content,
+   * its hash, the recording view's diff), and a 50 MB file inflated for each read cost ~100 ms
+   * and 50 MB a time. One is kept, so memory stays bounded by the largest file in use.
+   */
+  private largeBlob: { oid: string; bytes: Uint8Array } | null = null;
+  /** SHA-256 of the bytes this repository handed out (shared and read-only by contract). */
+  private readonly digests = new WeakMap<Uint8Array, string>();
+  private readonly handedOut = new WeakSet<Uint8Array>();
 
   private constructor(
     readonly fs: GitFs,
@@ -116,11 +125,31 @@ export class Repository {
    * The bytes are shared: treat them as read-only, as the object they come from.
    */
   async readBlob(oid: string): Promise<Uint8Array> {
-    const cached = this.blobs.get(oid);
+    const cached = this.blobs.get(oid) ?? (this.largeBlob?.oid === oid ? this.largeBlob.bytes : undefined);
     if (cached !== undefined) return cached;
     const content = ownBytes(await this.objects.readTyped(oid, 'blob'));
-    this.blobs.set(oid, content);
+    this.keepBlob(oid, content);
+    this.handedOut.add(content);
     return content;
+  }
+
+  private keepBlob(oid: string, bytes: Uint8Array): void {
+    if (64 + bytes.length <= BLOB_CACHE_BYTES) this.blobs.set(oid, bytes);
+    else this.largeBlob = { oid, bytes };
+  }
+
+  /**
+   * SHA-256 hex of file bytes, remembered by the bytes object for what this repository handed out
+   * (readBlob) and for large buffers: a tool call hashes one large file several times (the read
+   * hash, the edit's result, the recording view's record). Like readBlob's, such bytes must not
+   * be changed afterwards; the tools never do.
+   */
+  async sha256Hex(bytes: Uint8Array): Promise<string> {
+    const known = this.digests.get(bytes);
+    if (known !== undefined) return known;
+    const digest = await this.platform.sha256Hex(bytes);
+    if (this.handedOut.has(bytes) || bytes.length >= REMEMBERED_DIGEST_BYTES) this.digests.set(bytes, digest);
+    return digest;
   }
 
   /** A blob's size: from the cache, else from its object header (the blob is not inflated). */
@@ -135,7 +164,7 @@ export class Repository {
    */
   async writeBlob(content: Uint8Array, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
-    if (options.keep !== false) this.blobs.set(oid, ownBytes(content));
+    if (options.keep !== false) this.keepBlob(oid, ownBytes(content));
     return oid;
   }
 
@@ -298,6 +327,10 @@ async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
  * pool, which small inflated blobs and a caller's small Buffers come from) would keep all of that
  * buffer alive while cached, several times what the cache counts: such a view is copied.
  */
+const BLOB_CACHE_BYTES = 16 * 1024 * 1024;
+/** From this size a hash costs more than remembering it (a few hundred µs). */
+const REMEMBERED_DIGEST_BYTES = 64 * 1024;
+
 function ownBytes(bytes: Uint8Array): Uint8Array {
   return bytes.buffer.byteLength - bytes.byteLength > 1024 ? Uint8Array.prototype.slice.call(bytes) : bytes;
 }

@@ -21,18 +21,61 @@ export function splitKeepingEnds(text: string): string[] {
   return out;
 }
 
-/** The middle that differs, with `context` shared lines kept on each side, and how many lines were cut in front. */
-function trimShared(before: string, after: string, context: number): { before: string; after: string; cut: number } {
-  const a = splitKeepingEnds(before);
-  const b = splitKeepingEnds(after);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const cut = Math.max(0, head - context);
-  const cutEnd = Math.max(0, tail - context);
-  if (cut === 0 && cutEnd === 0) return { before, after, cut: 0 };
-  return { before: a.slice(cut, a.length - cutEnd).join(''), after: b.slice(cut, b.length - cutEnd).join(''), cut };
+/**
+ * The middle that differs, with `context` shared lines kept on each side, and how many lines were
+ * cut in front: whole lines both share at the start and at the end are set aside. Found on the
+ * strings themselves (native comparisons of large slices, then newline searches), without
+ * splitting either into lines: on a 50 MB file with one line changed, splitting both cost ~75 ms
+ * and two arrays of a million strings.
+ */
+export function trimShared(before: string, after: string, context: number): { before: string; after: string; cut: number } {
+  if (before === after) {
+    // Every line shared (callers return before this): keep the last `context` lines, as a line split would.
+    const lines = splitKeepingEnds(before);
+    const cut = Math.max(0, lines.length - context);
+    return cut === 0 ? { before, after, cut: 0 } : { before: lines.slice(cut).join(''), after: lines.slice(cut).join(''), cut };
+  }
+  const shortest = Math.min(before.length, after.length);
+  // Shared whole lines in front end where the line holding the first differing character starts.
+  const prefix = commonPrefix(before, after, shortest);
+  const headEnd = prefix === 0 ? 0 : before.lastIndexOf('\n', prefix - 1) + 1;
+  // Shared whole lines at the end start at a line start of both, after headEnd in both.
+  const suffix = commonSuffix(before, after, shortest - headEnd);
+  let tailBefore = before.length - suffix;
+  while (tailBefore < before.length) {
+    const tailAfter = tailBefore + after.length - before.length;
+    if ((tailBefore === 0 || before[tailBefore - 1] === '\n') && (tailAfter === 0 || after[tailAfter - 1] === '\n')) break;
+    const next = before.indexOf('\n', tailBefore);
+    tailBefore = next === -1 ? before.length : next + 1;
+  }
+  let cutAt = headEnd;
+  for (let n = 0; n < context && cutAt > 0; n++) cutAt = cutAt < 2 ? 0 : before.lastIndexOf('\n', cutAt - 2) + 1;
+  let keepTo = tailBefore;
+  for (let n = 0; n < context && keepTo < before.length; n++) {
+    const next = before.indexOf('\n', keepTo);
+    keepTo = next === -1 ? before.length : next + 1;
+  }
+  if (cutAt === 0 && keepTo === before.length) return { before, after, cut: 0 };
+  let cut = 0;
+  for (let i = before.indexOf('\n'); i !== -1 && i < cutAt; i = before.indexOf('\n', i + 1)) cut++;
+  return { before: before.slice(cutAt, keepTo), after: after.slice(cutAt, keepTo + after.length - before.length), cut };
+}
+
+/** Characters compared a slice at a time: native equality of slices, then a loop within the first unequal one. */
+const COMPARE_CHUNK = 1 << 14;
+
+function commonPrefix(a: string, b: string, limit: number): number {
+  let i = 0;
+  while (i + COMPARE_CHUNK <= limit && a.slice(i, i + COMPARE_CHUNK) === b.slice(i, i + COMPARE_CHUNK)) i += COMPARE_CHUNK;
+  while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+function commonSuffix(a: string, b: string, limit: number): number {
+  let n = 0;
+  while (n + COMPARE_CHUNK <= limit && a.slice(a.length - n - COMPARE_CHUNK, a.length - n) === b.slice(b.length - n - COMPARE_CHUNK, b.length - n)) n += COMPARE_CHUNK;
+  while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
+  return n;
 }
 
 /** The diff from `before` to `after` (null: the file does not exist); '' when nothing changed. */

@@ -175,6 +175,49 @@ describe.each(MEMFS_BACKENDS)('Repository on $name', (backend) => {
   });
 });
 
+describe('large blobs and their hashes (issue 19: a 50 MB file was inflated 9 times in one turn)', () => {
+  it('keeps the last blob too large for the cache, and its size comes from the header', async () => {
+    const r = await MEMFS_BACKENDS[0]!.make({ files: { f: '0' } });
+    const big = new Uint8Array(17 * 1024 * 1024).fill(0x61);
+    const oid = await (await r.open()).writeBlob(big, { keep: false });
+    const repo = await r.open();
+    let reads = 0;
+    const readTyped = repo.objects.readTyped.bind(repo.objects);
+    repo.objects.readTyped = (o, type) => (reads++, readTyped(o, type));
+    expect(await repo.blobSize(oid)).toBe(big.length);
+    expect(reads).toBe(0);
+    const first = await repo.readBlob(oid);
+    expect(await repo.readBlob(oid)).toBe(first);
+    expect(reads).toBe(1);
+    const small = await repo.writeBlob(bytes('small\n'));
+    expect(await repo.readBlob(oid)).toBe(first); // a small blob does not push the large one out
+    expect(text(await repo.readBlob(small))).toBe('small\n');
+  });
+
+  it('remembers the SHA-256 of bytes it handed out and of large buffers, and each is the real digest', async () => {
+    const { createHash } = await import('node:crypto');
+    const r = await MEMFS_BACKENDS[0]!.make({ files: { f: 'content\n' } });
+    const repo = await r.open();
+    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    let hashed = 0;
+    // The platform object is shared by every repository of the process: restore it.
+    const platform = repo.platform as { sha256Hex: (b: Uint8Array) => Promise<string> };
+    const original = platform.sha256Hex;
+    platform.sha256Hex = (b) => (hashed++, original.call(repo.platform, b));
+    try {
+      const large = new Uint8Array(1 << 20).fill(7);
+      expect(await repo.sha256Hex(large)).toBe(sha(large));
+      expect(await repo.sha256Hex(large)).toBe(sha(large));
+      const small = bytes('tiny');
+      expect(await repo.sha256Hex(small)).toBe(sha(small));
+      expect(await repo.sha256Hex(small)).toBe(sha(small));
+      expect(hashed).toBe(3); // the large buffer once, the small one (not handed out) twice
+    } finally {
+      platform.sha256Hex = original;
+    }
+  });
+});
+
 describe('buildTree / diffTrees (memfs)', () => {
   async function base() {
     const r = await MEMFS_BACKENDS[0]!.make({ files: { 'a/x': 'x', 'a/y': 'y', 'b/deep/z': 'z', 'c': 'c', 'exe': { content: '#!', mode: '100755' } } });

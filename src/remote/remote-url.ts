@@ -19,9 +19,14 @@ export interface EndpointOptions {
   allowHttp?: boolean;
 }
 
-/** A URL with any user:password replaced by "***", for messages about an unparsed URL. */
+/**
+ * A URL with any user:password replaced by "***", for messages about an unparsed URL. Up to the
+ * last "@": a password may hold an unencoded "/" or "@" (redacting too much is harmless). A
+ * spec without a scheme loses a leading "user:password@" too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@');
+  return url.replace(/^[^@]*:.*@/, '***@');
 }
 
 const SCP_LIKE = /^[^/:]+@[^/:]+:/;
@@ -46,8 +51,17 @@ export function parseRemoteUrl(raw: string, options: EndpointOptions = {}): Remo
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ForgeError('REMOTE_PROTOCOL_UNSUPPORTED', `Remote ${shown} uses ${url.protocol.slice(0, -1)}; forge speaks git's smart HTTP only: use https.`, { data: { url: shown } });
   }
-  const username = url.username !== '' ? decodeURIComponent(url.username) : undefined;
-  const password = url.password !== '' ? decodeURIComponent(url.password) : undefined;
+  let username: string | undefined;
+  let password: string | undefined;
+  try {
+    username = url.username !== '' ? decodeURIComponent(url.username) : undefined;
+    password = url.password !== '' ? decodeURIComponent(url.password) : undefined;
+  } catch {
+    throw new ForgeError('REMOTE_URL_INVALID', `Remote ${shown} has a user name or password that is not valid percent-encoding.`, {
+      data: { url: shown },
+      hint: 'Encode "%" as %25 (and "@", ":" and "/" as %40, %3A, %2F), or pass the token in FORGE_REMOTE_TOKEN.',
+    });
+  }
   url.username = '';
   url.password = '';
   url.search = '';

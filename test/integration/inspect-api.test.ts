@@ -12,6 +12,7 @@ import { nodeWorktreeSync } from '../../src/branches/node/worktree-sync';
 import { Repository, type GitFs } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { startInspectServer, type InspectServer } from '../../src/inspect/node/server';
+import { SessionStore } from '../../src/session';
 import { expectFsckClean } from '../helpers/fsck';
 import { forge } from '../helpers/forge-cli';
 import { git } from '../helpers/git-cli';
@@ -112,9 +113,35 @@ describe('inspector API', () => {
     const rebased = await api('/sessions/s1/rebase', { method: 'POST', body: '{"onto":"main"}' });
     expect(rebased.body).toMatchObject({ status: 'rebased', after: rev('forge/session/s1') });
     expect(rev('forge/session/s1~2')).toBe(rev('main'));
+    // A pending (uncommitted) edit, as a tool call leaves it before the turn commits.
+    const other = await Repository.open({ fs: fs as unknown as GitFs, dir: repo.dir, platform: nodePlatform });
+    await (await new SessionStore(other).open('s1')).vfs.writeFile('b.txt', new TextEncoder().encode('pending\n'));
+    other.close();
+    const head = rev('forge/session/s1');
+    expect((await api('/sessions/s1/timeline')).body.pending).toEqual(['b.txt']);
+    expect(await api('/sessions/s1/discard', { method: 'POST', body: '{}', token: false })).toMatchObject({ status: 403 });
+    expect((await api('/sessions/s1/timeline')).body.pending).toEqual(['b.txt']);
     const discard = await api('/sessions/s1/discard', { method: 'POST', body: '{}' });
-    expect(discard.body).toMatchObject({ session: 's1', discarded: [], commit: rev('forge/session/s1') });
+    expect(discard.body).toMatchObject({ session: 's1', discarded: ['b.txt'], commit: head });
+    expect((await api('/sessions/s1/timeline')).body.pending).toEqual([]);
+    expect(rev('forge/session/s1')).toBe(head);
+    expect(git(repo.dir, ['show', 'forge/session/s1:b.txt']).stdout).toBe('b\n');
     expectFsckClean(repo.gitdir);
+  });
+
+  it('summarizes binary and very large files instead of sending them', async () => {
+    const before = rev('main');
+    fs.writeFileSync(`${repo.dir}/blob.bin`, Buffer.from([0x89, 0x50, 0x00, 0xff, 0x00, 0x01]));
+    fs.writeFileSync(`${repo.dir}/huge.txt`, 'line of a very large file\n'.repeat(70_000));
+    git(repo.dir, ['add', 'blob.bin', 'huge.txt']);
+    git(repo.dir, ['commit', '-q', '-m', 'binary and large']);
+    const compare = await api(`/compare?from=${before}&to=main`);
+    const byPath = Object.fromEntries(compare.body.files.map((f: { path: string }) => [f.path, f]));
+    expect(byPath['blob.bin']).toMatchObject({ binary: true, large: false, patch: 'Binary files /dev/null and b/blob.bin differ\n' });
+    expect(byPath['huge.txt']).toMatchObject({ binary: false, large: true, added: 70_000, removed: 0 });
+    expect(byPath['huge.txt'].patch).toMatch(/^Large file: 70000 line\(s\) added, 0 removed; the diff is not shown/);
+    expect((await api('/commits/main/file?path=blob.bin')).body).toMatchObject({ binary: true, size: 6 });
+    expect((await api('/commits/main/file?path=blob.bin')).body.text).toBeUndefined();
   });
 
   it('shows time travel and comparisons: a file at a commit, CRLF flagged, the diff of two commits', async () => {

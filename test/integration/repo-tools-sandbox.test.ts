@@ -131,6 +131,29 @@ describe('repository tool limits', { timeout: 300_000 }, () => {
     expect(await session.vfs.diff()).toEqual([]);
   });
 
+  it('writes a tool started without awaiting them land inside the call: discarded when it fails, recorded for Undo when it returns', async () => {
+    const flood = (prefix: string) => `for (let i = 0; i < 40; i++) vfs.writeFile('${prefix}' + i + '.txt', 'x'); vfs.writeFile('a.txt', 'partial');`;
+    const { runner, session } = await sessionWith(
+      { spin: tool(`${flood('s')} while (true) {}`), hang: tool(`${flood('h')} await new Promise(() => {});`), boom: tool(`${flood('b')} throw new Error('kaboom');`), early: tool(`${flood('e')} return 'returned first';`) },
+      {},
+      SHORT_TIME,
+    );
+    const settleLate = () => new Promise((resolve) => setTimeout(resolve, 300));
+    for (const [name, code] of [['spin', 'REPO_TOOL_TIMEOUT'], ['hang', 'REPO_TOOL_TIMEOUT'], ['boom', 'REPO_TOOL_FAILED']]) {
+      expect(errorOf(await runner.call({ tool: name!, args: {} })).code, name).toBe(code);
+      await settleLate();
+      expect(await session.vfs.diff(), name).toEqual([]);
+    }
+    expect(output(await runner.call({ tool: 'early', args: {} }))).toBe('returned first');
+    const written = (await session.vfs.diff()).length;
+    expect(written).toBe(41);
+    expect(session.state.undo?.files).toHaveLength(41);
+    await settleLate();
+    expect((await session.vfs.diff()).length).toBe(written);
+    expect((await runner.call({ tool: 'Undo', args: {} })).ok).toBe(true);
+    expect(await session.vfs.diff()).toEqual([]);
+  });
+
   it('a memory bomb is stopped at the memory limit, its partial edits discarded', async () => {
     const { runner, session } = await sessionWith({
       bomb: tool(`await vfs.writeFile('a.txt', 'partial'); let s = 'ab'; const hoard = []; while (true) { s = s + s.length; hoard.push(s.split('')); }`),

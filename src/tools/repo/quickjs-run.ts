@@ -109,6 +109,19 @@ export class Run {
   readonly prelude: QuickJSHandle;
   readonly jsonParse: QuickJSHandle;
 
+  /** Host operations started by the guest and not yet settled (quickjs-vfs.ts hostCall). */
+  readonly inflight = new Set<Promise<void>>();
+
+  /**
+   * Waits until every host operation the guest started has settled, those it never awaited
+   * included: their writes then land while the call is still open (a failed call's are rolled
+   * back with the rest), never after it, and no guest promise outlives the runtime. No guest
+   * code runs meanwhile (jobs run only while a result is awaited), so no new operation starts.
+   */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
   get msLeft(): number {
     return Math.max(0, this.deadline - Date.now());
   }

@@ -85,6 +85,8 @@ export class QuickJsSandbox implements WasmSandbox {
     } catch (error) {
       throw this.afterFailure(error, run, filename, limits);
     } finally {
+      // Writes the tool started without awaiting them land now, inside the call, not after it.
+      await run.drain();
       this.end(run);
     }
   }

@@ -114,7 +114,7 @@ function hostCall(run: Run, start: () => Promise<(vm: QuickJSContext) => QuickJS
     deferred.dispose();
     run.recheck();
   };
-  work.then(
+  const settled = work.then(
     (make) => settle(make, true),
     (error: unknown) => {
       const forgeError = toForgeError(error);
@@ -127,5 +127,8 @@ function hostCall(run: Run, start: () => Promise<(vm: QuickJSContext) => QuickJS
       }, false);
     },
   );
+  // Tracked until settled: the call waits for the operations a tool started and did not await (Run.drain).
+  run.inflight.add(settled);
+  void settled.finally(() => run.inflight.delete(settled));
   return deferred.handle;
 }

@@ -37,6 +37,21 @@ describe('remote URLs', () => {
     const endpoint = parseRemoteUrl('https://bob:p%40ss%3Aword@git.example.com/o/r.git');
     expect(endpoint).toEqual({ url: 'https://git.example.com/o/r.git', display: 'https://git.example.com/o/r.git', username: 'bob', password: 'p@ss:word' });
     expect(redactUrl('https://bob:secret@host/x')).toBe('https://***@host/x');
+    // An unencoded "/" or "@" in the password, and a scheme-less user:password@host:path.
+    expect(redactUrl('https://bob:se/cr@et@host/x')).toBe('https://***@host/x');
+    expect(redactUrl('bob:secret@host:x.git')).toBe('***@host:x.git');
+    expect(redactUrl('git@github.com:o/r.git')).toBe('git@github.com:o/r.git');
+    for (const bad of ['https://bob:se/cret@host/x', 'bob:secret@host:x.git', 'https://bob:sec%ret@host/x']) {
+      let thrown: unknown;
+      try {
+        parseRemoteUrl(bad);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, bad).toBeInstanceOf(ForgeError);
+      expect(JSON.stringify([(thrown as ForgeError).message, (thrown as ForgeError).toJSON()]), bad).not.toMatch(/sec/);
+    }
+    expect(codeOf(() => parseRemoteUrl('https://bob:sec%ret@host/x'))).toBe('REMOTE_URL_INVALID');
     try {
       parseRemoteUrl('http://bob:secret@example.com/r.git');
     } catch (error) {

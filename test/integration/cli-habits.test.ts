@@ -4,6 +4,7 @@
  * "did you mean" for an unknown session everywhere, commit identities as git finds them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forge } from '../helpers/forge-cli';
@@ -126,6 +127,19 @@ describe('forge CLI habits', () => {
       expect(run.status).not.toBe(1);
     });
 
+    it('forge inspect on a port in use is a usage error, not INTERNAL', async () => {
+      const busy = createServer();
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (busy.address() as AddressInfo).port;
+        const run = forge(['inspect', '--repo', repo.dir, '--port', String(port)]);
+        expect(run.stderr).toMatch(/^forge: error INVALID_ARGUMENT: Cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE.* \(hint: Choose another --port/);
+        expect(run.status).toBe(2);
+      } finally {
+        busy.close();
+      }
+    });
+
     it.each([
       [['-C', 'no-such-dir', 'session', 'list']],
       [['-C', 'bad.json', 'session', 'list']],
@@ -238,6 +252,8 @@ describe('forge CLI habits', () => {
       [['merge', 's2']],
       [['rebase', 's2']],
       [['materialize', 'out', '--session', 's2']],
+      [['tools', '--session', 's2']],
+      [['tools', 'approve', 'x', '--session', 's2']],
     ])('forge %j suggests the close ids, in the same words', (args) => {
       const run = forge([...args, '--repo', repo.dir], { input: '[]', cwd: files });
       expect(run.stderr).toBe(`forge: error SESSION_NOT_FOUND: No session "s2" (no branch forge/session/s2). (hint: ${HINT})\n`);

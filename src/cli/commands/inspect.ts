@@ -22,6 +22,16 @@ function openInBrowser(url: string): void {
   child.unref();
 }
 
+/** A port in use or an address this machine does not have is the user's input, not a bug (INTERNAL). */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === undefined || !['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return error;
+  return new ForgeError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port}: ${(error as Error).message}.`, {
+    data: { host, port, code },
+    hint: code === 'EADDRINUSE' ? 'Choose another --port, or --port 0 for any free one.' : 'Give --host an address of this machine, such as 127.0.0.1.',
+  });
+}
+
 export function registerInspect(program: Command): void {
   program
     .command('inspect')
@@ -35,7 +45,9 @@ export function registerInspect(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ForgeError('INVALID_ARGUMENT', `--port ${options.port} is not a port number (0-65535).`);
       const repo = await openRepository(options);
       // The bundle runs from dist/forge.cjs; the page is built beside it in dist/inspect/.
-      const inspector = await startInspectServer({ repo, assetsDir: join(__dirname, 'inspect'), host: options.host, port, worktree: nodeWorktreeSync() });
+      const inspector = await startInspectServer({ repo, assetsDir: join(__dirname, 'inspect'), host: options.host, port, worktree: nodeWorktreeSync() }).catch((error: unknown) => {
+        throw listenError(error, options.host, port);
+      });
       process.stdout.write(`forge inspect: ${inspector.url}\n(Ctrl-C to stop)\n`);
       if (options.open) openInBrowser(inspector.url);
       await new Promise<void>((resolve) => {

@@ -59,8 +59,9 @@ export async function approvalTarget(repo: Repository, session: string | undefin
   const ref = session === undefined ? await currentBranch(repo) : sessionRef(validateSessionId(session));
   const head = await repo.refs.resolve(ref);
   if (head === null) {
+    // A session's data carries its id, so the CLI words it as every command does ("did you mean s1?").
     throw new ForgeError(session === undefined ? 'REF_NOT_FOUND' : 'SESSION_NOT_FOUND', session === undefined ? `${ref} has no commit yet.` : `No session ${session}.`, {
-      data: { ref },
+      data: session === undefined ? { ref } : { ref, id: session },
     });
   }
   return { ref, head };

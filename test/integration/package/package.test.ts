@@ -39,9 +39,11 @@ describe('the package', () => {
     files = packedFiles();
   });
 
-  it('packs the library, its declarations, the CLI, the README and a LICENSE matching package.json', () => {
+  it('packs the library, its declarations, the CLI with the inspector page, the README and a LICENSE matching package.json', () => {
     const paths = files.map((f) => f.path);
-    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli.js', 'dist/forge.cjs', 'dist/types/index.d.ts']) expect(paths).toContain(required);
+    // forge inspect serves the page from beside the bundle (dist/inspect/, read at start-up).
+    const page = ['dist/inspect/index.html', 'dist/inspect/app.js', 'dist/inspect/app.css'];
+    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli.js', 'dist/forge.cjs', 'dist/types/index.d.ts', ...page]) expect(paths).toContain(required);
     expect(readFileSync('LICENSE', 'utf8').split('\n')[0]).toBe(`${pkg.license} License`);
   });
 

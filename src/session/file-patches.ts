@@ -17,8 +17,11 @@ export interface FilePatch {
   binary: boolean;
   added: number;
   removed: number;
-  /** The unified diff text (headers included), or git's "Binary files ... differ" line. */
+  /** The unified diff text (headers included), or git's "Binary files ... differ" line; '' when only stats were asked for. */
   patch: string;
+  /** Sizes in bytes of a binary file's two sides (0 for a side that does not exist), as `git diff --stat` shows them. */
+  oldSize?: number;
+  newSize?: number;
 }
 
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -34,7 +37,9 @@ export function asText(bytes: Uint8Array | null): string | null | undefined {
   }
 }
 
-export async function filePatches(repo: Repository, changes: readonly FileChangeRef[]): Promise<FilePatch[]> {
+/** `patches: false`: line counts only (`--stat`), no unified diff text built. */
+export async function filePatches(repo: Repository, changes: readonly FileChangeRef[], options: { patches?: boolean } = {}): Promise<FilePatch[]> {
+  const withPatches = options.patches !== false;
   const out: FilePatch[] = [];
   for (const change of changes) {
     const before = change.oldOid && change.oldMode !== '160000' ? await repo.readBlob(change.oldOid) : null;
@@ -47,14 +52,16 @@ export async function filePatches(repo: Repository, changes: readonly FileChange
     if (change.newMode) patch.newMode = change.newMode;
     if (beforeText === undefined || afterText === undefined) {
       patch.binary = true;
+      patch.oldSize = before?.length ?? 0;
+      patch.newSize = after?.length ?? 0;
       const a = change.kind === 'added' ? '/dev/null' : `a/${change.path}`;
       const b = change.kind === 'deleted' ? '/dev/null' : `b/${change.path}`;
-      patch.patch = `${modeLines}Binary files ${a} and ${b} differ\n`;
+      if (withPatches) patch.patch = `${modeLines}Binary files ${a} and ${b} differ\n`;
     } else {
       const stat = diffStat(beforeText, afterText);
       patch.added = stat.added;
       patch.removed = stat.removed;
-      patch.patch = modeLines + (beforeText === afterText ? '' : unifiedDiff(change.path, beforeText, afterText));
+      if (withPatches) patch.patch = modeLines + (beforeText === afterText ? '' : unifiedDiff(change.path, beforeText, afterText));
     }
     out.push(patch);
   }

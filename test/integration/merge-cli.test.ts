@@ -256,7 +256,9 @@ describe('forge diff', () => {
     expect(patch.stdout).toContain('diff --git a/docs/new.md b/docs/new.md\n--- /dev/null\n+++ b/docs/new.md\n');
     expect(patch.stdout).not.toContain('.forge/');
     const stat = forge(['diff', 's1', '--repo', repo.dir, '--stat']);
-    expect(stat.stdout).toBe(' a.txt       |    2 +-\n docs/new.md |    1 +\n 2 files changed, 2 insertions(+), 1 deletion(-)\n');
+    expect(stat.stdout).toBe(' a.txt       | 2 +-\n docs/new.md | 1 +\n 2 files changed, 2 insertions(+), 1 deletion(-)\n');
+    // git's own --stat of the same range, the session files left out, is the oracle.
+    expect(stat.stdout).toBe(git(repo.dir, ['diff', '--stat=80', '--no-renames', 'HEAD...forge/session/s1', '--', '.', ':!.forge']).stdout);
     const json = forge(['diff', 's1', '--repo', repo.dir, '--against', 'main', '--json']).json();
     expect(json).toMatchObject({ session: 's1', against: { ref: 'main', commit: repo.head }, base: repo.head, added: 2, removed: 1 });
     expect(json.files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'docs/new.md']);

@@ -129,9 +129,18 @@ export function registerMerge(program: Command): void {
     .option('--against <ref>', 'the branch to compare with (default: HEAD)')
     .option('--stat', 'a per-file summary instead of the patch')
     .action(async (id: string, options: CommonOptions & { against?: string; stat?: boolean }) => {
-      const diff = await sessionDiff(await openRepository(options), id, options.against !== undefined ? { against: options.against } : {});
+      // --stat (without --json) needs the line counts only, not the patches' text.
+      const patches = !(options.stat && !options.json);
+      const diff = await sessionDiff(await openRepository(options), id, { ...(options.against !== undefined ? { against: options.against } : {}), patches });
       emit(options, diff, () =>
-        options.stat ? formatStat(diff) : diff.files.map((f) => `diff --git a/${f.path} b/${f.path}\n${f.patch}`).join(''),
+        options.stat ? formatStat(diff, statWidth()) : diff.files.map((f) => `diff --git a/${f.path} b/${f.path}\n${f.patch}`).join(''),
       );
     });
+}
+
+/** The width git's --stat fits: the terminal's, else $COLUMNS, else 80. */
+function statWidth(): number {
+  if (process.stdout.isTTY && process.stdout.columns > 0) return process.stdout.columns;
+  const columns = Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : 80;
 }

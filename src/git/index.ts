@@ -24,3 +24,4 @@ export { mkdirp, createExclusive } from './fs-capabilities';
 export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, asGitFs, type GitFs, type GitFsInput, type FsPromises, type FsSync } from './fs';
 export { listTreeFiles, FILE_MODES, type TreeFiles, type TreeBytesReader } from './tree-files';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';
+export { applyTreeChanges } from './tree-files-delta';

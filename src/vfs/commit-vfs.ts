@@ -4,7 +4,7 @@
  * path after the first costs a few map lookups (the "path map per base commit").
  */
 import { ForgeError } from '../errors';
-import type { Repository, TreeEntry, TreeFiles } from '../git';
+import { applyTreeChanges, diffTrees, fromHex, type Repository, type TreeEntry, type TreeFiles } from '../git';
 import { entryType } from './entry-type';
 import { fileEntries, filePathBytes } from './file-entries';
 import { PathMapCache } from './path-map-cache';
@@ -14,6 +14,8 @@ import type { EntryMode, Vfs, VfsEntry, VfsStat } from './types';
 export { entryType };
 
 const encoder = new TextEncoder();
+/** How many first-parent ancestors a listing looks through for a stored one to derive from. */
+const DERIVE_DEPTH = 8;
 
 function toVfsEntry(dir: string, entry: TreeEntry): VfsEntry {
   return { name: entry.name, path: dir ? `${dir}/${entry.name}` : entry.name, type: entryType(entry.mode), mode: entry.mode as EntryMode, oid: entry.oid };
@@ -137,9 +139,35 @@ export class CommitVfs implements Vfs {
     const cache = new PathMapCache(this.repo.fs, this.repo.commonDir);
     const stored = ignoreStored ? null : await cache.load(this.rootTree);
     if (stored !== null) return { files: stored, stored: true };
-    const files = await this.repo.listFiles(this.rootTree);
+    // Derived from a stored parent listing (checked when decoded, like a stored one).
+    const derived = ignoreStored ? null : await this.deriveFromParent(cache);
+    const files = derived ?? (await this.repo.listFiles(this.rootTree));
     await cache.store(this.rootTree, files);
-    return { files, stored: false };
+    return { files, stored: derived !== null };
+  }
+
+  /**
+   * The listing of this commit's tree from its first parent's stored listing and the diff of the
+   * two trees, which reads only the trees along changed paths: a turn's commit (or any commit
+   * after a listed one) lists in the time of a stored listing, not of a walk of every tree.
+   */
+  private async deriveFromParent(cache: PathMapCache): Promise<TreeFiles | null> {
+    if (this.commit === null) return null;
+    // The nearest listed ancestor along first parents (a session's start commit, a turn or two
+    // listed by nobody), within a few commits: further back the diff would approach a walk.
+    let commit = this.commit;
+    for (let depth = 0; depth < DERIVE_DEPTH; depth++) {
+      const parent = (await this.repo.readCommit(commit)).parents[0];
+      if (parent === undefined) return null;
+      const parentTree = (await this.repo.readCommit(parent)).tree;
+      const parentFiles = await cache.load(parentTree);
+      if (parentFiles !== null) {
+        const hexToBytes = this.repo.platform.text?.hexToBytes ?? fromHex;
+        return applyTreeChanges(parentFiles, await diffTrees(this.repo, parentTree, this.rootTree), hexToBytes);
+      }
+      commit = parent;
+    }
+    return null;
   }
 
   /** A directory's entries by name; null when the path is not a directory of this tree. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isForgeError } from '../../../src/errors';
-import { encodeTree, listTreeFiles, parseTree, type TreeEntry, type TreeFiles } from '../../../src/git';
+import { diffTrees, encodeTree, listTreeFiles, parseTree, type TreeEntry, type TreeFiles } from '../../../src/git';
+import { applyTreeChanges } from '../../../src/git/tree-files-delta';
 import { frameObject } from '../../../src/git/object-codec';
 import { nodePlatform } from '../../../src/git/node/platform';
 import { comparePaths } from '../../../src/vfs/paths';
@@ -39,7 +40,7 @@ class MemoryTrees {
   }
 
   /** A tree of these files (path -> mode), blobs named by a hash of the path. */
-  build(files: ReadonlyMap<string, TreeEntry['mode']>): string {
+  build(files: ReadonlyMap<string, TreeEntry['mode']>, oidOf: (path: string) => string = blobOid): string {
     const dirs = new Map<string, Map<string, TreeEntry['mode'] | 'tree'>>([['', new Map()]]);
     for (const [path, mode] of files) {
       const parts = path.split('/');
@@ -53,7 +54,7 @@ class MemoryTrees {
       this.write(
         [...dirs.get(dir)!].map(([name, mode]) => {
           const path = dir ? `${dir}/${name}` : name;
-          return mode === 'tree' ? { mode: '040000' as const, name, oid: writeDir(path) } : { mode, name, oid: blobOid(path) };
+          return mode === 'tree' ? { mode: '040000' as const, name, oid: writeDir(path) } : { mode, name, oid: oidOf(path) };
         }),
       );
     return writeDir('');
@@ -183,5 +184,50 @@ describe('listTreeFiles', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('applyTreeChanges: a listing derived from the parent listing and the tree diff', () => {
+  const segment = fc.constantFrom('a', 'b', 'a.b', 'a-', 'a0', 'b/c'.split('/')[0]!, '\u00e9', 'z');
+  const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+  const mode = fc.constantFrom('100644', '100755', '120000', '160000') as fc.Arbitrary<TreeEntry['mode']>;
+  /** Keeps the first of any file/directory clash, as a tree must. */
+  const consistent = (entries: Array<[string, TreeEntry['mode'], number]>) => {
+    const files = new Map<string, { mode: TreeEntry['mode']; version: number }>();
+    for (const [p, m, v] of entries) {
+      if (![...files.keys()].some((q) => q === p || q.startsWith(`${p}/`) || p.startsWith(`${q}/`))) files.set(p, { mode: m, version: v });
+    }
+    return files;
+  };
+
+  it('property: equals listing the child tree, across adds, deletes, edits, mode changes and files becoming directories', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(path, mode, fc.nat(2)), { maxLength: 30 }), fc.array(fc.tuple(path, mode, fc.nat(2)), { maxLength: 30 }), fc.nat(), async (before, after, keepSeed) => {
+        const parentFiles = consistent(before);
+        // The child keeps some of the parent's files as they are, and takes the rest from `after`.
+        const kept = [...parentFiles].filter((_, i) => (keepSeed >> i % 30) & 1).map(([p, f]) => [p, f.mode, f.version] as [string, TreeEntry['mode'], number]);
+        const childFiles = consistent([...kept, ...after]);
+        const trees = new MemoryTrees();
+        const oid = (files: Map<string, { mode: TreeEntry['mode']; version: number }>) => (p: string) => blobOid(`${p}:${files.get(p)!.version}`);
+        const parent = trees.build(new Map([...parentFiles].map(([p, f]) => [p, f.mode])), oid(parentFiles));
+        const child = trees.build(new Map([...childFiles].map(([p, f]) => [p, f.mode])), oid(childFiles));
+        const reader = { readTree: async (o: string) => parseTree(trees.reader(o)) };
+        const derived = applyTreeChanges(await listTreeFiles(parent, trees.reader), await diffTrees(reader, parent, child), (hex) => Buffer.from(hex, 'hex'));
+        expect(derived).not.toBeNull();
+        expect(listed(derived!)).toEqual(listed(await listTreeFiles(child, trees.reader)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses changes that do not fit the parent listing', async () => {
+    const trees = new MemoryTrees();
+    const parent = await listTreeFiles(trees.build(new Map([['a/b', '100644' as const], ['c', '100644' as const]])), trees.reader);
+    const hex = (h: string) => Buffer.from(h, 'hex');
+    const oid = 'f'.repeat(40);
+    expect(applyTreeChanges(parent, [{ path: 'x', kind: 'deleted', oldOid: oid, oldMode: '100644' }], hex)).toBeNull();
+    expect(applyTreeChanges(parent, [{ path: 'c', kind: 'added', newOid: oid, newMode: '100644' }], hex)).toBeNull();
+    expect(applyTreeChanges(parent, [{ path: 'a/z', kind: 'modified', oldOid: oid, oldMode: '100644', newOid: oid, newMode: '100644' }], hex)).toBeNull();
+    expect(applyTreeChanges(parent, [{ path: 'c', kind: 'modified', oldOid: oid, oldMode: '100644', newOid: oid, newMode: '040000' }], hex)).toBeNull();
   });
 });

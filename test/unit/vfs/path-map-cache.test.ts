@@ -100,4 +100,34 @@ describe.each(BACKENDS)('path map cache on $name', (backend) => {
     expect(after.map((e) => e.path)).toContain('new.txt');
     expect((await (await CommitVfs.open(await repo.open(), 'main')).walk('')).map((e) => e.path)).not.toContain('new.txt');
   });
+
+  it('a commit whose parent was listed is listed from the parent listing and the tree diff, reading only the changed trees, and equals git ls-tree', async () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`pkg${i}/src/f.txt`, `${i}\n`]));
+    const repo = await backend.make({ files: { ...FILES, ...many } });
+    const r = await repo.open();
+    await (await CommitVfs.open(r, 'main')).walk(''); // the parent listing, stored
+    const session = await new SessionStore(r).create({ id: 'pd', base: 'main' });
+    await session.vfs.writeFile('deep/x/new.txt', bytes('n\n'));
+    await session.vfs.deleteFile('a0.txt');
+    await session.vfs.writeFile('a.c', bytes('changed\n'));
+    await session.vfs.deleteFile('a/b.c');
+    await session.vfs.writeFile('a', bytes('a file where a directory was\n'));
+    const first = await session.commitTurn();
+    const second = await (async () => {
+      await session.vfs.writeFile('z.txt', bytes('z\n'));
+      return session.commitTurn();
+    })();
+    for (const commit of [first.commit, second.commit]) {
+      const fresh = await repo.open();
+      const treesRead: string[] = [];
+      const readTree = fresh.readTree.bind(fresh);
+      fresh.readTree = (oid) => (treesRead.push(oid), readTree(oid));
+      fresh.listFiles = () => Promise.reject(new Error('a walk of every tree'));
+      const listing = await (await CommitVfs.open(fresh, commit)).walk('');
+      expect(listing.map((e) => `${e.mode} ${e.oid} ${e.path}`)).toEqual(gitLsTree(repo.diskGitdir(), commit).map((e) => `${e.mode} ${e.oid} ${e.path}`));
+      // Only the trees along the changed paths of both sides (the session file's included), not
+      // the repository's 90.
+      expect(treesRead.length).toBeLessThanOrEqual(commit === first.commit ? 14 : 6);
+    }
+  });
 });

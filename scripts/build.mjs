@@ -9,7 +9,13 @@
 //    ~5 MiB of RSS, a third of the bundle;
 //  - dist/browser.js: `forge-engine/browser` (src/browser.ts), one minified ESM file for browsers
 //    with its dependencies inside (zod, diff, ignore, safe-regex2) and no isomorphic-git (the
-//    engine does not import it; an application imports it itself to clone or fetch);
+//    engine does not import it; an application imports it itself to clone or fetch) and no
+//    QuickJS: its two packages stay bare import()s, run when the first repository tool does and
+//    resolved by the application's bundler (which also places the .wasm the variant locates with
+//    `new URL(..., import.meta.url)`) or import map, or replaced by QuickJsSandbox's options.
+//    Inlined, they would add ~23 KB gzipped that most pages never run, and the variant's
+//    `new URL("emscripten-module.wasm", import.meta.url)` would point next to dist/browser.js,
+//    where no .wasm is (a bundler such as webpack fails on it);
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
 //    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
 //    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
@@ -45,6 +51,8 @@ async function bundle(options) {
 }
 
 const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist, 'index.js'), packages: 'external', format: 'esm', sourcemap: false });
+// QuickJS, for repository tools alone (see the header); scripts/check-browser.mjs still checks its browser build.
+const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const browser = await bundleBrowser();
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
@@ -105,6 +113,7 @@ async function bundleBrowser() {
     // The map stays in dist/ (the bundle-content test reads its sources); the package ships browser.js alone.
     sourcemap: 'linked',
     logLevel: 'warning',
+    external: BROWSER_LOADED_WHEN_NEEDED,
   });
   return Object.fromEntries(result.outputFiles.map((f) => [f.path.split('/').pop(), f.contents]));
 }

@@ -3,6 +3,8 @@
 //  - any node:* module or Node builtin (esbuild cannot resolve them for the browser platform);
 //  - any free reference to a Node global (Buffer, process, global, setImmediate, __dirname, __filename):
 //    esbuild's `define` replaces exactly the free references, so each becomes a marker to find.
+// Packages the browser bundle leaves external (QuickJS, imported when a repository tool first runs)
+// are bundled here, so they are checked too.
 // A third-party module may keep a use guarded by `typeof`, when listed in GUARDED with the reason
 // (it then does nothing in a browser); our own code may not use them at all.
 // Usage: node scripts/check-browser.mjs  (exit 1 and one line per violation). Also run by the tests.

@@ -5,6 +5,9 @@
  * with the promise API, e.g. @isomorphic-git/lightning-fs over IndexedDB. Its import graph holds
  * no node:* module and no Node global (scripts/check-browser.mjs, run by the tests). The export
  * root entry is this API plus what needs Node (src/index.ts; a test compares the two).
+ * Repository tools are here too: QuickJS is imported the first time one runs, and dist/browser.js
+ * leaves its packages out (their import() resolved by the application's bundler or import map,
+ * or QuickJsSandbox's `modules` option; the .wasm located by its `wasm` option).
  */
 export { ForgeError, isForgeError, toForgeError, ERROR_CODES, type ErrorCode, type ErrorKind, type ForgeErrorOptions } from './errors';
 
@@ -125,6 +128,28 @@ export {
   type ApprovalPolicy,
   type AnyToolDefinition,
 } from './tools';
+
+export {
+  QuickJsSandbox,
+  RepoTools,
+  registryWithRepoTools,
+  approveRepoTool,
+  listTools,
+  diffTool,
+  DEFAULT_REPO_TOOL_LIMITS,
+  APPROVALS_PATH,
+  type WasmSandbox,
+  type SandboxVfs,
+  type RepoToolLimits,
+  type RepoToolStatus,
+  type RepoToolsOptions,
+  type ApproveOptions,
+  type ApproveResult,
+  type LoadQuickJs,
+  type QuickJsModules,
+  type QuickJsSandboxOptions,
+  type QuickJsWasm,
+} from './tools/repo';
 
 export { SessionToolRunner, type ToolCallInput, type ToolCallOptions } from './agent/tool-calls';
 export {

@@ -1,27 +1,14 @@
 /**
  * Forge's public API on Node: everything of the browser entry (src/browser.ts, the same layers
- * with the portable platform), plus what needs Node: the native platform (zlib, sha1, fast pack
- * reads), the working-tree adapter, run_command, repository tools (QuickJS, loaded from
- * node_modules), and remotes (their pack reader needs zlib's consumed-byte counts).
+ * with the portable platform, repository tools included), plus what needs Node: the native
+ * platform (zlib, sha1, fast pack reads), the working-tree adapter, run_command, and remotes
+ * (their pack reader needs zlib's consumed-byte counts).
  * Node users pass `nodePlatform` to Repository.open.
  */
 export * from './browser';
 export { nodePlatform } from './git/node/platform';
 export { nodeWorktreeSync } from './branches/node/worktree-sync';
 export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';
-export {
-  QuickJsSandbox,
-  RepoTools,
-  registryWithRepoTools,
-  approveRepoTool,
-  listTools,
-  diffTool,
-  DEFAULT_REPO_TOOL_LIMITS,
-  APPROVALS_PATH,
-  type WasmSandbox,
-  type RepoToolLimits,
-  type RepoToolStatus,
-} from './tools/repo';
 export {
   pushSessions,
   fetchSessions,

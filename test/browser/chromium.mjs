@@ -1,8 +1,8 @@
 // Drives the browser tests and the browser bench: Debian's Chromium (no browser download) through
 // playwright-core, headless, on a page served from 127.0.0.1 (a secure context: WebCrypto, Web
-// Locks) holding the shipped engine bundle (dist/browser.js, as /browser.js) and test/browser/page.ts
-// bundled with esbuild (lightning-fs, the scenario and the bench). Plain JS so that both vitest
-// and `node bench/browser-bench.mjs` load it.
+// Locks) holding the shipped engine bundle (dist/browser.js, as /browser.js), test/browser/page.ts
+// bundled with esbuild (lightning-fs, the scenarios and the bench) and QuickJS's packages behind
+// an import map. Plain JS so that both vitest and `node bench/browser-bench.mjs` load it.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -35,6 +35,31 @@ async function pageBundle() {
     external: ['/browser.js'],
   });
   return result.outputFiles[0].text;
+}
+
+/**
+ * QuickJS as a page without a bundler serves it: its packages' own files from node_modules, and
+ * an import map for the bare import()s dist/browser.js keeps (the repository tools' sandbox). The
+ * variant then finds its .wasm next to its module, as in node_modules.
+ */
+const QUICKJS_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', '@jitl/quickjs-ffi-types'];
+const IMPORT_MAP = JSON.stringify({
+  imports: {
+    'quickjs-emscripten-core': '/node_modules/quickjs-emscripten-core/dist/index.mjs',
+    '@jitl/quickjs-ffi-types': '/node_modules/@jitl/quickjs-ffi-types/dist/index.mjs',
+    '@jitl/quickjs-wasmfile-release-sync': '/node_modules/@jitl/quickjs-wasmfile-release-sync/dist/index.mjs',
+    '@jitl/quickjs-wasmfile-release-sync/emscripten-module': '/node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.browser.mjs',
+  },
+});
+
+function serveQuickJs(response, pathname) {
+  const rel = pathname.slice('/node_modules/'.length);
+  const pkg = QUICKJS_PACKAGES.find((name) => rel.startsWith(`${name}/dist/`));
+  const file = pkg === undefined ? '' : rel.slice(`${pkg}/dist/`.length);
+  const path = pkg === undefined ? '' : join(ROOT, 'node_modules', pkg, 'dist', file);
+  if (!/^[\w.-]+\.(?:mjs|wasm)$/.test(file) || !existsSync(path)) return response.writeHead(404).end();
+  const type = file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
+  response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(readFileSync(path));
 }
 
 /**
@@ -86,13 +111,17 @@ export async function openHarness({ gitRoot } = {}) {
   const problem = chromiumProblem();
   if (problem) throw new Error(problem);
   const files = {
-    '/': { type: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>forge</title><script type="module" src="/page.js"></script>' },
+    '/': {
+      type: 'text/html',
+      body: `<!doctype html><meta charset="utf-8"><title>forge</title><script type="importmap">${IMPORT_MAP}</script><script type="module" src="/page.js"></script>`,
+    },
     '/page.js': { type: 'text/javascript', body: await pageBundle() },
     '/browser.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser.js')) },
   };
   const server = createServer((request, response) => {
     const pathname = new URL(request.url ?? '/', 'http://x').pathname;
     if (gitRoot && pathname.startsWith('/git/')) return serveGit(gitRoot, request, response, pathname.slice('/git'.length));
+    if (pathname.startsWith('/node_modules/')) return serveQuickJs(response, pathname);
     const file = files[new URL(request.url ?? '/', 'http://x').pathname];
     if (!file) return response.writeHead(404).end();
     response.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);

@@ -1,7 +1,8 @@
 /**
  * `forge-engine/browser`: its import graph holds no node:* module and no Node global, it exports
- * the root entry's API minus the Node adapters, the package exports it, and its bundle stays
- * under the size target with no isomorphic-git inside.
+ * the root entry's API minus the Node adapters (repository tools included: test/browser/repo-tools.test.ts
+ * runs them in Chromium), the package exports it, and its bundle stays under the size target with
+ * no isomorphic-git and no QuickJS inside (QuickJS is imported when a repository tool first runs).
  */
 import { writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
@@ -18,14 +19,6 @@ const NODE_ADAPTERS = [
   'nodePlatform',
   'nodeWorktreeSync',
   'createRunCommandTool',
-  'QuickJsSandbox',
-  'RepoTools',
-  'registryWithRepoTools',
-  'approveRepoTool',
-  'listTools',
-  'diffTool',
-  'DEFAULT_REPO_TOOL_LIMITS',
-  'APPROVALS_PATH',
   'pushSessions',
   'fetchSessions',
   'pullSession',
@@ -74,5 +67,16 @@ describe('forge-engine/browser', () => {
     const map = JSON.parse(readFileSync('dist/browser.js.map', 'utf8')) as { sources: string[] };
     expect(map.sources.some((source) => source.includes('isomorphic-git'))).toBe(false);
     expect(map.sources.some((source) => source.includes('src/git/async-objects.ts'))).toBe(true);
+  });
+
+  it('dist/browser.js holds the repository-tool sandbox but not QuickJS, which it imports when a tool first runs', () => {
+    const map = JSON.parse(readFileSync('dist/browser.js.map', 'utf8')) as { sources: string[] };
+    expect(map.sources.some((source) => source.includes('src/tools/repo/quickjs-sandbox.ts'))).toBe(true);
+    expect(map.sources.filter((source) => /quickjs-emscripten|@jitl\//.test(source))).toEqual([]);
+    const text = readFileSync('dist/browser.js', 'utf8');
+    expect(text).toContain('import("quickjs-emscripten-core")');
+    expect(text).toContain('import("@jitl/quickjs-wasmfile-release-sync")');
+    // No static import of them: the bundle loads in a page without an import map until a tool runs.
+    expect(text).not.toMatch(/from\s*["'](?:quickjs-emscripten-core|@jitl\/)/);
   });
 });

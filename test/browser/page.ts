@@ -1,11 +1,12 @@
 /**
  * The code the Chromium tests run in the page: lightning-fs over IndexedDB, the engine from the
  * shipped bundle (dist/browser.js, served as /browser.js and imported at run time, so this file's
- * own bundle holds no copy of it), and the scenario. Exposed as `window.forgeTest`.
+ * own bundle holds no copy of it), and the scenarios. Exposed as `window.forgeTest`.
  */
 import LightningFS from '@isomorphic-git/lightning-fs';
 import type { GitFs } from '../../src/browser';
 import { runBench, type BenchResult } from './bench-scenario';
+import { runRepoToolScenario, type RepoToolOutcome } from './repo-tools-scenario';
 import { runScenario, type ForgeApi, type ScenarioOutcome } from './scenario';
 
 const ENGINE_URL = '/browser.js';
@@ -83,6 +84,26 @@ const forgeTest = {
     }
     const turn = await session.commitTurn({ message: 'Edit in the browser' });
     return { head, turn: turn.commit, files: await dump(fs, `${dir}/.git`) };
+  },
+  /**
+   * The repository-tool scenario on a fresh IndexedDB. `sandbox`: "default" lets dist/browser.js
+   * import QuickJS (resolved by the page's import map, the .wasm found next to the variant);
+   * "options" hands it this page's own bundled copy of the packages and a compiled
+   * WebAssembly.Module (that copy would look for the .wasm next to page.js, where there is none).
+   */
+  async repoTools(dbName: string, gitdir: string, files: Record<string, string>, sandbox: 'default' | 'options'): Promise<{ outcome: RepoToolOutcome; files: Record<string, string> }> {
+    const fs = openFs(dbName, true);
+    await load(fs, gitdir, files);
+    const forge = await api();
+    const box =
+      sandbox === 'default'
+        ? new forge.QuickJsSandbox()
+        : new forge.QuickJsSandbox({
+            modules: async () => ({ core: await import('quickjs-emscripten-core'), variant: await import('@jitl/quickjs-wasmfile-release-sync') }),
+            wasm: await WebAssembly.compileStreaming(fetch('/node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm')),
+          });
+    const outcome = await runRepoToolScenario(forge, fs, gitdir, box);
+    return { outcome, files: await dump(fs, gitdir) };
   },
   async bench(dbName: string, gitdir: string, files: Record<string, string>): Promise<BenchResult> {
     const fs = openFs(dbName, true);

@@ -4,7 +4,7 @@ export { approveRepoTool, approvalTarget, currentBranch, type ApproveOptions, ty
 export { REPO_TOOLS_DIR, readApprovals, readToolSource, repoToolPath, scanRepoTools, type RepoToolState, type RepoToolStatus } from './discover';
 export { repoToolDefinition, specFromModule, type RepoToolOutput, type RepoToolSpec } from './definition';
 export { DEFAULT_REPO_TOOL_LIMITS, RepoToolLimitsSchema, parseRepoToolLimits, type RepoToolLimits, type RepoToolLimitsInput } from './limits';
-export { QuickJsSandbox } from './quickjs-sandbox';
+export { QuickJsSandbox, loadQuickJs, type LoadQuickJs, type QuickJsModules, type QuickJsSandboxOptions, type QuickJsWasm } from './quickjs-sandbox';
 export { RepoTools, registryWithRepoTools, type RepoToolsOptions } from './repo-tools';
 export type { SandboxVfs, ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 export { CONFIG_PATH, repoToolLimitsFromConfig } from './config';

@@ -11,7 +11,7 @@
  * never calls a function the guest could have replaced (no guest `Promise.resolve` or `then`):
  * it polls the result's promise state after running the guest's jobs.
  */
-import type { QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { CustomizeVariantOptions, QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { ForgeError, type ErrorCode } from '../../errors';
 import type { RepoToolLimits } from './limits';
 import { Run, limitError, limitKind, type GuestError } from './quickjs-run';
@@ -21,10 +21,45 @@ import type { SandboxVfs, ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 /** Loads the QuickJS WebAssembly module; the default imports quickjs-emscripten-core and the release-sync variant. */
 export type LoadQuickJs = () => Promise<QuickJSWASMModule>;
 
+/**
+ * QuickJS's WebAssembly file (the variant's `dist/emscripten-module.wasm`, also exported as
+ * `@jitl/quickjs-wasmfile-release-sync/wasm`): a URL to fetch it from (a path in Node), its
+ * bytes, or the compiled module.
+ */
+export type QuickJsWasm = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
+
+/** The two QuickJS packages, as `import()` gives them. */
+export interface QuickJsModules {
+  core: Pick<typeof import('quickjs-emscripten-core'), 'newQuickJSWASMModuleFromVariant' | 'newVariant'>;
+  variant: QuickJSSyncVariant | { default: QuickJSSyncVariant };
+}
+
+/**
+ * Where QuickJS comes from. Nothing of it is loaded before the first repository tool runs (the
+ * browser bundle holds none of it: it is imported then, and the .wasm fetched then).
+ */
+export interface QuickJsSandboxOptions {
+  /**
+   * The .wasm; default: the variant's own file, found next to its module (node_modules in Node;
+   * in a browser, where the bundler or the import map put the variant's files).
+   */
+  wasm?: QuickJsWasm;
+  /**
+   * Imports the packages; default `import('quickjs-emscripten-core')` and
+   * `import('@jitl/quickjs-wasmfile-release-sync')`, which Node, a bundler or an import map
+   * resolves. A page with none of those passes its own copies.
+   */
+  modules?: () => Promise<QuickJsModules>;
+}
+
 export class QuickJsSandbox implements WasmSandbox {
   private module: Promise<QuickJSWASMModule> | null = null;
+  private readonly load: LoadQuickJs;
 
-  constructor(private readonly load: LoadQuickJs = defaultLoad) {}
+  /** A loader function replaces the default loading entirely (the CLI requires the packages). */
+  constructor(options: LoadQuickJs | QuickJsSandboxOptions = {}) {
+    this.load = typeof options === 'function' ? options : () => loadQuickJs(options);
+  }
 
   /** Loads the WebAssembly module once (the first call's cost; see docs/PERFORMANCE.md). */
   private wasm(): Promise<QuickJSWASMModule> {
@@ -200,9 +235,27 @@ export class QuickJsSandbox implements WasmSandbox {
   }
 }
 
-/** ESM hosts (the library, browsers through a bundler). The CLI, a CommonJS bundle, passes a require-based loader. */
-async function defaultLoad(): Promise<QuickJSWASMModule> {
-  const { newQuickJSWASMModuleFromVariant } = await import('quickjs-emscripten-core');
-  const variant = (await import('@jitl/quickjs-wasmfile-release-sync')) as { default: QuickJSSyncVariant } | QuickJSSyncVariant;
-  return newQuickJSWASMModuleFromVariant('default' in variant ? variant.default : variant);
+/** The packages through dynamic import(): Node and bundlers resolve them from node_modules, a bare page through an import map. */
+async function importQuickJs(): Promise<QuickJsModules> {
+  const [core, variant] = await Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-wasmfile-release-sync')]);
+  return { core, variant: variant as QuickJsModules['variant'] };
+}
+
+/**
+ * The QuickJS WebAssembly module as the options say (ESM hosts: the library, browsers). The CLI,
+ * a CommonJS bundle run from a V8 code cache without dynamic import(), passes a require-based loader.
+ */
+export async function loadQuickJs(options: QuickJsSandboxOptions = {}): Promise<QuickJSWASMModule> {
+  const { core, variant } = await (options.modules ?? importQuickJs)();
+  const base = 'default' in variant ? variant.default : variant;
+  return core.newQuickJSWASMModuleFromVariant(options.wasm === undefined ? base : core.newVariant(base, wasmSource(options.wasm)));
+}
+
+function wasmSource(wasm: QuickJsWasm): CustomizeVariantOptions {
+  if (typeof wasm === 'string') return { wasmLocation: wasm };
+  if (wasm instanceof URL) return { wasmLocation: wasm.href };
+  if (wasm instanceof WebAssembly.Module) return { wasmModule: wasm };
+  if (wasm instanceof ArrayBuffer) return { wasmBinary: wasm };
+  if (wasm instanceof Uint8Array) return { wasmBinary: wasm.slice().buffer as ArrayBuffer };
+  throw new ForgeError('INVALID_ARGUMENT', 'The QuickJS wasm option is a URL, its bytes (ArrayBuffer or Uint8Array) or a WebAssembly.Module.');
 }

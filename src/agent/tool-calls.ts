@@ -45,6 +45,8 @@ export class SessionToolRunner {
   async call(input: ToolCallInput): Promise<ToolResult> {
     const id = input.id ?? `call_${this.session.currentTurn}_${++this.counter}`;
     const args = input.args ?? {};
+    // Refused (SESSION_BUSY) before anything changes while another process writes the session.
+    await this.session.prepareCall();
     const undoBefore = this.session.state.undo;
     // The call's file changes and its record are journaled as one line (all or nothing).
     this.session.vfs.beginBatch();

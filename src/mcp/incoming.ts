@@ -117,12 +117,16 @@ export function checkIncomingLine(line: string): Incoming | null {
 
 /**
  * The error for a line longer than MAX_MESSAGE_BYTES, which is not read whole. Its id is taken
- * from the line's start when it is a top-level member before `params` (where clients put it).
+ * from the line's start when it is a top-level member before `params`, or from its end when it
+ * is the last member of the message (`…},"id":7}`: the MCP SDK's own client writes it there).
  */
-export function oversizeReply(start: string, bytes: number, limit = MAX_MESSAGE_BYTES): JSONRPCErrorResponse {
+export function oversizeReply(start: string, bytes: number, limit = MAX_MESSAGE_BYTES, end = ''): JSONRPCErrorResponse {
   const params = start.indexOf('"params"');
   const head = params === -1 ? start : start.slice(0, params);
-  const match = /"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"(?:[^"\\]|\\.){0,256}")/.exec(head);
+  const match =
+    /"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"(?:[^"\\]|\\.){0,256}")/.exec(head) ??
+    // The message's last member: one closing brace after it, and nothing else, ends the line.
+    /[,{]\s*"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,256}")\s*\}\s*$/.exec(end);
   let id: Id | undefined;
   if (match && /"method"\s*:/.test(start)) {
     try {

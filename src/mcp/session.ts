@@ -35,7 +35,7 @@ export async function openMcpSession(store: SessionStore, options: McpSessionOpt
     }
   }
   const session = existing ?? (await store.open(options.session));
-  const notes: string[] = [];
+  const notes: string[] = session.recoveryNotes();
   if (options.base !== undefined) notes.push(`--base ${options.base} ignored: session ${session.id} exists (it started from ${session.state.base.commit}).`);
   if (options.mode !== undefined && session.state.mode !== options.mode) {
     notes.push(`mode changed from ${session.state.mode} to ${options.mode}.`);

@@ -12,7 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { checkIncomingLine, MAX_MESSAGE_BYTES, oversizeReply } from './incoming';
 
-/** How much of an oversize line is kept to find its id. */
+/** How much of an oversize line's start and end is kept to find its id. */
 const OVERSIZE_HEAD_BYTES = 4096;
 
 export class LineStdioTransport implements Transport {
@@ -22,8 +22,8 @@ export class LineStdioTransport implements Transport {
 
   private chunks: Buffer[] = [];
   private size = 0;
-  /** Set while skipping the rest of a line over the limit: its first bytes and its size so far. */
-  private oversize: { head: string; bytes: number } | null = null;
+  /** Set while skipping the rest of a line over the limit: its first and last bytes and its size so far. */
+  private oversize: { head: string; tail: Buffer; bytes: number } | null = null;
   private started = false;
 
   constructor(
@@ -75,6 +75,7 @@ export class LineStdioTransport implements Transport {
   private take(piece: Buffer): void {
     if (this.oversize !== null) {
       this.oversize.bytes += piece.length;
+      this.oversize.tail = lastBytes(Buffer.concat([this.oversize.tail, piece.subarray(-OVERSIZE_HEAD_BYTES)]));
       return;
     }
     if (this.size + piece.length <= this.maxMessageBytes) {
@@ -82,17 +83,17 @@ export class LineStdioTransport implements Transport {
       this.size += piece.length;
       return;
     }
-    const head = Buffer.concat([...this.chunks, piece]).subarray(0, OVERSIZE_HEAD_BYTES).toString('utf8');
-    this.oversize = { head, bytes: this.size + piece.length };
+    const whole = Buffer.concat([...this.chunks, piece]);
+    this.oversize = { head: whole.subarray(0, OVERSIZE_HEAD_BYTES).toString('utf8'), tail: lastBytes(whole), bytes: this.size + piece.length };
     this.chunks = [];
     this.size = 0;
   }
 
   private endOfLine(): void {
     if (this.oversize !== null) {
-      const { head, bytes } = this.oversize;
+      const { head, tail, bytes } = this.oversize;
       this.oversize = null;
-      this.reply(oversizeReply(head, bytes, this.maxMessageBytes), `a message of ${bytes} bytes, over the limit of ${this.maxMessageBytes}`);
+      this.reply(oversizeReply(head, bytes, this.maxMessageBytes, tail.toString('utf8').replace(/\r$/, '')), `a message of ${bytes} bytes, over the limit of ${this.maxMessageBytes}`);
       return;
     }
     const line = Buffer.concat(this.chunks, this.size).toString('utf8').replace(/\r$/, '');
@@ -112,4 +113,9 @@ export class LineStdioTransport implements Transport {
     this.onerror?.(new Error(`answered a malformed message with an error: ${problem}`));
     this.send(error).catch((failure: unknown) => this.onerror?.(failure instanceof Error ? failure : new Error(String(failure))));
   }
+}
+
+/** The last OVERSIZE_HEAD_BYTES of a buffer (a copy, so a large chunk is not kept alive). */
+function lastBytes(buffer: Buffer): Buffer {
+  return Buffer.from(buffer.subarray(Math.max(0, buffer.length - OVERSIZE_HEAD_BYTES)));
 }

@@ -9,7 +9,8 @@
  */
 import { buildTree, type FileChange, type Repository, type TreeEntry } from '../git';
 import { CommitVfs, type PendingValue } from '../vfs';
-import type { StateDelta } from './state-delta';
+import { SessionStateSchema, type SessionState } from './state';
+import { applyStateDeltas, type StateDelta } from './state-delta';
 
 export const RESCUE_REF_PREFIX = 'refs/forge/rescued/';
 
@@ -89,4 +90,26 @@ export function renumberRecords(records: readonly unknown[], turn: number): unkn
       },
     };
   });
+}
+
+/** The committed state with the journaled in-turn records applied (a delta each; older journals held full snapshots). */
+export function foldJournaledState(committed: SessionState, records: readonly unknown[]): SessionState {
+  let state = committed;
+  for (const record of records) {
+    if (record !== null && typeof record === 'object' && 'delta' in record) state = applyStateDeltas(state, [(record as { delta: StateDelta }).delta]);
+    else state = SessionStateSchema.parse(record);
+  }
+  return SessionStateSchema.parse(state);
+}
+
+/** Whether `head` is the commit of exactly this pending layer on `base` (its writer committed, then died before clearing its journal). */
+export async function pendingAlreadyCommitted(repo: Repository, changes: ReadonlyMap<string, { oid: string; mode: string } | null>, base: string, head: string): Promise<boolean> {
+  const commit = await repo.readCommit(head);
+  if (commit.parents[0] !== base) return false;
+  const view = new CommitVfs(repo, head, commit.tree);
+  for (const [path, change] of changes) {
+    const entry = await view.entry(path).catch(() => null);
+    if (change === null ? entry !== null : entry?.oid !== change.oid || entry.mode !== change.mode) return false;
+  }
+  return true;
 }

@@ -48,20 +48,24 @@ export class SessionLease {
     return this.path;
   }
 
-  /** Takes the lease (or confirms this process has it); SESSION_BUSY when a live process holds it. */
-  async acquire(): Promise<void> {
-    await this.take();
+  /**
+   * Takes the lease (or confirms this process has it); SESSION_BUSY when a live process holds it.
+   * true when this process did not hold it before (whatever another process left is to be read).
+   */
+  async acquire(): Promise<boolean> {
+    const taken = await this.take();
     holdersInProcess.set(this.path, (holdersInProcess.get(this.path) ?? 0) + 1);
+    return taken;
   }
 
-  private async take(): Promise<void> {
+  private async take(): Promise<boolean> {
     const mine: LeaseRecord = { pid: this.me.pid, host: this.me.host, token: PROCESS_TOKEN, since: this.now().toISOString() };
     for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
-      if (await this.createExclusive(mine)) return;
+      if (await this.createExclusive(mine)) return true;
       const text = await this.readText();
       if (text === undefined) continue; // released meanwhile: try again
       const holder = parseLease(text);
-      if (holder !== null && holder.token === PROCESS_TOKEN) return;
+      if (holder !== null && holder.token === PROCESS_TOKEN) return false;
       if (holder !== null && !this.isStale(holder)) throw this.busy(holder);
       // A dead holder's lease (or an unreadable one): move it aside, then create ours.
       await this.takeAside(text);

@@ -4,15 +4,15 @@
  */
 import { ForgeError, isForgeError } from '../errors';
 import { buildTree, gitdirsWithCheckout, type FileChange, type Repository, type Signature } from '../git';
-import { CommitVfs, WorkInProgressVfs, type PendingChange } from '../vfs';
-import { carryPendingOnto, renumberRecords, type CarryOver } from './carry-over';
+import { CommitVfs, WorkInProgressVfs, type PendingChange, type PendingValue } from '../vfs';
+import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumberRecords, type CarryOver } from './carry-over';
 import type { SessionLease } from './lease';
 import { turnCommitMessage } from './commit-message';
 import { sessionRef, sessionStatePath } from './ids';
 import type { Message, SessionState, ToolCallRecord } from './state';
 import { encodeState } from './state-codec';
 import { applyStateDeltas, StateDeltaTracker, type StateDelta } from './state-delta';
-import { readStateAt } from './state-io';
+import { readStateAt, readStateFromView } from './state-io';
 
 export interface CommitTurnOptions {
   /** The commit message (trailers are added); default: a summary of the turn. */
@@ -44,6 +44,8 @@ export interface SessionContext {
  */
 export class LeaseGuard {
   private held = false;
+  /** Set when beforeWrite took the lease from no one in this process (another process may have left a journal). */
+  takenOver = false;
   /** Set by the session: what to do when the pending layer was discarded behind its back. */
   onDiscarded: (() => Promise<void>) | null = null;
 
@@ -51,7 +53,7 @@ export class LeaseGuard {
 
   async beforeWrite(): Promise<void> {
     if (!this.held) {
-      await this.lease.acquire();
+      this.takenOver = await this.lease.acquire();
       this.held = true;
       return;
     }
@@ -95,6 +97,21 @@ export class Session {
   ) {
     this.journaled = new StateDeltaTracker(state);
     if (guard) guard.onDiscarded = () => this.reloadHead();
+  }
+
+  /**
+   * What opening the session recovered, for the user to see (stderr of `forge turn`, `forge mcp`):
+   * records dropped at a torn journal line, pending edits kept aside in a rescue commit because
+   * the branch had moved under them and changed the same files.
+   */
+  recoveryNotes(): string[] {
+    const notes: string[] = [];
+    if (this.journalTear) notes.push(`the pending-changes journal was torn at line ${this.journalTear.line}: ${this.journalTear.dropped} record(s) from there on were dropped; every whole record before it was kept.`);
+    const carried = this.carriedOver;
+    if (carried?.rescue) {
+      notes.push(`the branch moved under the pending changes: ${carried.reapplied.length} carried onto ${this.headOid.slice(0, 12)}; ${carried.conflicts.length} conflict with it (${carried.conflicts.slice(0, 5).join(', ')}) and were kept aside in ${carried.rescue.ref} ("git show ${carried.rescue.commit}").`);
+    }
+    return notes;
   }
 
   /** Gives up the session's lease (a process that ends without it is detected as gone anyway). */
@@ -158,10 +175,51 @@ export class Session {
   }
 
   /**
+   * Before a tool call or a commit: this process must be the session's one writer. Another live
+   * holder is SESSION_BUSY (and a discard behind our back PENDING_DISCARDED) before anything
+   * changes. A session taken over from a process that is gone (or let go) with its pending
+   * changes still journaled takes those changes over: they are acknowledged edits.
+   */
+  async prepareCall(): Promise<void> {
+    if (!this.guard) return;
+    this.guard.takenOver = false;
+    await this.guard.beforeWrite();
+    if (this.guard.takenOver) await this.adoptLeftJournal();
+  }
+
+  private async adoptLeftJournal(): Promise<void> {
+    const left = await this.vfs.loadJournal();
+    if (left === null || left.owner === this.vfs.owner) return;
+    const { repo } = this.ctx;
+    const head = (await repo.refs.resolve(this.ref)) ?? this.headOid;
+    const view = new CommitVfs(repo, head, (await repo.readCommit(head)).tree);
+    const committed = await readStateFromView(view, this.id, head);
+    let changes: ReadonlyMap<string, PendingValue> = left.changes;
+    let records = left.states;
+    if (left.base !== head) {
+      if (await pendingAlreadyCommitted(repo, left.changes, left.base, head)) {
+        changes = new Map();
+        records = [];
+      } else {
+        const carried = await carryPendingOnto(repo, this.id, left.changes, left.base, head, this.ctx.now());
+        changes = carried.changes;
+        records = renumberRecords(left.states, committed.turn + 1);
+        this.carriedOver = carried;
+      }
+    }
+    this.replaceState(foldJournaledState(committed, records));
+    this.headOid = head;
+    this.notes.length = 0;
+    await this.vfs.adopt(view, changes, records);
+    this.journaled.reset(this.state);
+  }
+
+  /**
    * Commits all pending changes and the session state as ONE commit on the session branch,
    * moving the branch by compare-and-swap. On a lost race the pending layer stays intact.
    */
   async commitTurn(options: CommitTurnOptions = {}): Promise<TurnCommit> {
+    await this.prepareCall();
     try {
       return await this.commitOnce(options);
     } catch (error) {
@@ -271,8 +329,21 @@ export class Session {
     this.headOid = commit;
     this.notes.length = 0;
     this.journaled.reset(this.state);
+    const keep = await this.undoObjectsOutside(this.vfs.baseView);
     await this.vfs.rebase(new CommitVfs(repo, commit, tree));
+    // What the undo entry restores may be a blob no commit holds (a file written twice in the
+    // turn): it stays pinned for gc until the next turn commit.
+    if (keep.length > 0) await this.vfs.pinObjects(keep);
     return { commit, tree, turn, changes, message };
+  }
+
+  /** The pre-edit blobs of the undo entry that the parent commit does not hold at their path. */
+  private async undoObjectsOutside(parent: CommitVfs): Promise<string[]> {
+    const out: string[] = [];
+    for (const file of this.state.undo?.files ?? []) {
+      if (file.preOid && (await parent.entry(file.path).catch(() => null))?.oid !== file.preOid) out.push(file.preOid);
+    }
+    return out;
   }
 
   /** Drops the pending changes and the in-turn state: back to what the branch head holds. */

@@ -6,14 +6,13 @@
 import { ForgeError } from '../errors';
 import { buildTree, diffTrees, ZERO_OID, type Repository, type Signature, type TreeChangeEntry } from '../git';
 import { CommitVfs, FsJournal, PENDING_REF_PREFIX, PendingPin, WorkInProgressVfs, type WorkInProgressOptions } from '../vfs';
-import { carryPendingOnto, renumberRecords, type CarryOver } from './carry-over';
+import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumberRecords, type CarryOver } from './carry-over';
 import { SessionLease } from './lease';
 import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
 import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
 import { LeaseGuard, Session, type SessionContext } from './session';
 import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
 import { encodeState } from './state-codec';
-import { applyStateDeltas, type StateDelta } from './state-delta';
 export type { CarryOver };
 import { readStateAt, readStateFromView, sessionIdOf } from './state-io';
 
@@ -121,7 +120,7 @@ export class SessionStore {
     const journal = new FsJournal(this.repo.fs, this.repo.commonDir, id);
     const { lease, pin, guard, wipOptions } = this.writerParts(id, options.readOnly === true);
     let pending = await journal.load();
-    if (pending !== null && pending.base !== head && (await this.alreadyCommitted(pending.changes, pending.base, head))) {
+    if (pending !== null && pending.base !== head && (await pendingAlreadyCommitted(this.repo, pending.changes, pending.base, head))) {
       // The process committed, then died before clearing its journal.
       if (!options.readOnly) {
         await lease.acquire();
@@ -285,29 +284,8 @@ export class SessionStore {
     const vfs = new WorkInProgressVfs(new CommitVfs(this.repo, commit, tree), journal, undefined, wipOptions);
     return new Session(this.ctx, state, vfs, commit, guard);
   }
-
-  private async alreadyCommitted(changes: ReadonlyMap<string, { oid: string; mode: string } | null>, base: string, head: string): Promise<boolean> {
-    const commit = await this.repo.readCommit(head);
-    if (commit.parents[0] !== base) return false;
-    const view = new CommitVfs(this.repo, head, commit.tree);
-    for (const [path, change] of changes) {
-      const entry = await view.entry(path).catch(() => null);
-      if (change === null ? entry !== null : entry?.oid !== change.oid || entry.mode !== change.mode) return false;
-    }
-    return true;
-  }
 }
 
 export function pendingRef(id: string): string {
   return `${PENDING_REF_PREFIX}${id}`;
-}
-
-/** The committed state with the journaled in-turn records applied (a delta each; older journals held full snapshots). */
-function foldJournaledState(committed: SessionState, records: readonly unknown[]): SessionState {
-  let state = committed;
-  for (const record of records) {
-    if (record !== null && typeof record === 'object' && 'delta' in record) state = applyStateDeltas(state, [(record as { delta: StateDelta }).delta]);
-    else state = SessionStateSchema.parse(record);
-  }
-  return SessionStateSchema.parse(state);
 }

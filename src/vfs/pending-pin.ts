@@ -3,10 +3,12 @@
  * no commit references yet, so `git gc --prune=now` (or any gc once they are older than
  * gc.pruneExpire) would delete them under a journal that still names them. As git's stash and
  * jj's working-copy commit do, a ref holds them: `refs/forge/pending/<session>` points at a
- * commit (parent: the pending layer's base) whose tree lists every blob written since the last
- * turn commit, by oid (`ab/cdef…`). Overwritten blobs stay listed: the undo entry may name them.
- * Adding a blob rewrites two small trees (its fan-out directory and the root), a commit and the
- * ref; after the turn commit (or a discard) the ref is deleted.
+ * tree listing every blob written since the last turn commit, by oid (`ab/cdef…`). Overwritten
+ * blobs stay listed: the undo entry may name them. A tree, not a commit: git's commit-graph
+ * lists every commit reachable when gc ran, and a pin commit dropped later by
+ * `git repack -adf && git prune` would leave that file naming a missing commit (fsck fails).
+ * Adding a blob rewrites two small trees (its fan-out directory and the root) and the ref;
+ * after the turn commit (or a discard) the ref is deleted.
  */
 import { isForgeError } from '../errors';
 import { DEFAULT_IDENTITY, joinPath, ZERO_OID, type Repository, type Signature, type TreeEntry } from '../git';
@@ -36,7 +38,7 @@ export class PendingPin {
 
   /** Makes the blobs reachable from the pending ref (a no-op when all already are). */
   async pin(oids: Iterable<string>, base: string): Promise<void> {
-    const touched = new Set<string>();
+    const touched = this.value === undefined ? await this.seed() : new Set<string>();
     for (const oid of oids) {
       if (!OID.test(oid) || this.has(oid)) continue;
       const fan = oid.slice(0, 2);
@@ -51,16 +53,42 @@ export class PendingPin {
       this.fanTrees.set(fan, await this.repo.writeTree(entries));
     }
     const root: TreeEntry[] = [...this.fanTrees].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, oid]) => ({ mode: '040000', name, oid }));
-    const who: Signature = { ...DEFAULT_IDENTITY, timestamp: Math.floor(this.now().getTime() / 1000), timezoneOffset: 0 };
-    const commit = await this.repo.writeCommit({
-      tree: await this.repo.writeTree(root),
-      parents: OID.test(base) ? [base] : [],
-      author: who,
-      committer: who,
-      message: `forge: pending changes (${this.ref.slice(PENDING_REF_PREFIX.length)})\n\nKeeps the session's uncommitted blobs reachable for git gc until its next turn commit.\n`,
-    });
-    await this.moveRef(commit, who);
+    const tree = await this.repo.writeTree(root);
+    if (tree !== this.value) {
+      const who: Signature = { ...DEFAULT_IDENTITY, timestamp: Math.floor(this.now().getTime() / 1000), timezoneOffset: 0 };
+      await this.moveRef(tree, who);
+    }
     this.pinnedBase = base;
+  }
+
+  /**
+   * The ref as an earlier process of this session left it (a restart, a takeover): what it kept
+   * stays kept, e.g. the blob an undo entry restores that the pending set no longer names. Blobs
+   * gone meanwhile are left out. Returns the fan-out directories to write again.
+   */
+  private async seed(): Promise<Set<string>> {
+    const seeded = new Set<string>();
+    const tip = await this.repo.refs.resolve(this.ref);
+    this.value = tip;
+    if (tip === null) return seeded;
+    try {
+      // A tree; a commit whose tree it is from forge versions that pinned with commits.
+      const root = (await this.repo.objects.read(tip)).type === 'commit' ? (await this.repo.readCommit(tip)).tree : tip;
+      for (const fan of await this.repo.readTree(root)) {
+        if (fan.mode !== '040000') continue;
+        for (const entry of await this.repo.readTree(fan.oid)) {
+          const oid = fan.name + entry.name;
+          if (!OID.test(oid) || this.has(oid) || !(await this.repo.objects.freshen(oid))) continue;
+          let names = this.fans.get(fan.name);
+          if (names === undefined) this.fans.set(fan.name, (names = new Set()));
+          names.add(entry.name);
+          seeded.add(fan.name);
+        }
+      }
+    } catch {
+      // An unreadable pin (objects removed by hand) keeps nothing more than what is pending.
+    }
+    return seeded;
   }
 
   /** After a turn commit or a discard: nothing pending is left to keep. */
@@ -92,12 +120,12 @@ export class PendingPin {
     await this.repo.fs.promises.unlink(lock).catch(() => undefined);
   }
 
-  private async moveRef(commit: string, who: Signature): Promise<void> {
+  private async moveRef(oid: string, who: Signature): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const expected = this.value ?? (await this.repo.refs.resolve(this.ref)) ?? ZERO_OID;
       try {
-        await this.repo.refs.update({ ref: this.ref, newOid: commit, expectedOid: expected, committer: who, reflogMessage: 'forge: pending' });
-        this.value = commit;
+        await this.repo.refs.update({ ref: this.ref, newOid: oid, expectedOid: expected, committer: who, reflogMessage: 'forge: pending' });
+        this.value = oid;
         return;
       } catch (error) {
         if (attempt > 0) throw error;

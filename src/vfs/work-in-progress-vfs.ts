@@ -8,7 +8,7 @@
 import { ForgeError } from '../errors';
 import type { TreeEntry } from '../git';
 import { CommitVfs, entryType } from './commit-vfs';
-import { NullJournal, type Journal, type JournalEntry } from './journal';
+import { NullJournal, type Journal, type JournalContent, type JournalEntry } from './journal';
 import type { PendingPin } from './pending-pin';
 import { ancestorsOf, comparePaths, isUnder, nameOf, normalizePath, parentOf } from './paths';
 import type { EntryMode, FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from './types';
@@ -288,6 +288,11 @@ export class WorkInProgressVfs implements WritableVfs {
     await this.options.beforeWrite?.();
     await this.options.pin?.pin(await this.presentPendingOids(), newBase.commit ?? '');
     await this.persistJournal();
+  }
+
+  /** What the journal file holds now (another process may have left it: see Session.prepareCall). */
+  loadJournal(): Promise<JournalContent | null> {
+    return this.journal.load();
   }
 
   /** The state records journaled since the last commit. */

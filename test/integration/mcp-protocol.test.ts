@@ -154,6 +154,11 @@ describe('forge mcp: malformed JSON-RPC traffic', () => {
     server.child.stdin.write('\n');
     const refused = await server.reply(1);
     expect(refused.error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Invalid request: the message is 1153\d{4} bytes .*at most 10485760 bytes/) });
+    // As the MCP SDK's client writes a request (method, params, jsonrpc, id): the id is found at the line's end.
+    const sdkOrder = JSON.stringify({ method: 'tools/call', params: { name: 'write_file', arguments: { path: 'huge2.txt', content: 'x'.repeat(10 * 1024 * 1024) } }, jsonrpc: '2.0', id: 'last-9' });
+    for (let at = 0; at < sdkOrder.length; at += 1 << 20) server.child.stdin.write(sdkOrder.slice(at, at + (1 << 20)));
+    server.child.stdin.write('\n');
+    expect((await server.reply('last-9')).error?.code).toBe(-32600);
 
     const big = 'y'.repeat(8 * 1000 * 1000);
     server.send(call(2, 'write_file', { path: 'big.txt', content: big }));

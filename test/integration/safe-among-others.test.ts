@@ -32,6 +32,36 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     // After the commit nothing is pending, and the pin is gone.
     expect(git(repo.dir, ['rev-parse', '--verify', '--quiet', 'refs/forge/pending/s'], { allowFail: true }).status).not.toBe(0);
     expectFsckClean(repo.gitdir);
+    // The gc above wrote a commit-graph while the pin existed; dropping what the pin held leaves
+    // that file naming nothing missing (a pin that is a commit would be listed there).
+    git(repo.dir, ['repack', '-adfq']);
+    git(repo.dir, ['prune']);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('the blob an undo entry restores survives gc: across a server restart, and after the turn commit', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'u']);
+    const mcp = (calls: Array<{ name: string; arguments: Record<string, unknown> }>) => forge(['mcp', '--repo', repo.dir, '--session', 'u'], { input: mcpLines(calls) });
+    const write = (content: string) => ({ tool: 'write_file', args: { path: 'u.txt', content } });
+    // Written twice in one turn: the undo entry restores the first version, which no commit holds.
+    const staged = mcp([write('first 5e1a\n'), write('second 5e1a\n')].map((c) => ({ name: c.tool, arguments: c.args })));
+    expect(staged.stdout).not.toContain('"isError":true');
+    expect(mcp([]).status).toBe(0); // a restart: the next server re-pins the pending layer
+    git(repo.dir, ['gc', '-q', '--prune=now']);
+    const undone = mcp([{ name: 'Undo', arguments: {} }]);
+    expect(undone.stdout).toContain('Reverted 1 file');
+    expect(turn(repo, 'u').status).toBe(0);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/u', 'u.txt').toString()).toBe('first 5e1a\n');
+
+    const twice = turn(repo, 'u', JSON.stringify([{ tool: 'read_file', args: { path: 'u.txt' } }, write('third 5e1a\n'), write('fourth 5e1a\n')]));
+    expect(twice.status, twice.stderr).toBe(0);
+    git(repo.dir, ['repack', '-adfq']);
+    git(repo.dir, ['prune', '--expire=now']);
+    const undo = forge(['undo', '--repo', repo.dir, '--session', 'u']);
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/u', 'u.txt').toString()).toBe('third 5e1a\n');
+    expectFsckClean(repo.gitdir);
   });
 
   it('a running server keeps writing after gc removed the loose fan-out directories it had listed', async () => {
@@ -97,6 +127,26 @@ describe('T-12.2: two clients on one session', () => {
     expectFsckClean(repo.gitdir);
   });
 
+  it('a running second server that takes over a gone holder\'s lease takes its pending edits over too; its refused call changed nothing', async () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'to']);
+    const a = await startMcp(repo, ['--session', 'to']);
+    const b = await startMcp(repo, ['--session', 'to']);
+    expect((await a.call('write_file', { path: 'a.txt', content: 'from a' })).isError).toBeFalsy();
+    expect(textOf(await b.call('write_file', { path: 'refused.txt', content: 'no' }))).toMatch(/^SESSION_BUSY: /);
+    process.kill(a.pid, 'SIGKILL');
+    await a.close();
+    // B was started before A's edit; taking the session over, it must not rewrite the journal without it.
+    expect((await b.call('write_file', { path: 'b.txt', content: 'from b' })).isError).toBeFalsy();
+    expect(textOf(await b.call('read_file', { path: 'a.txt' }))).toContain('from a');
+    const commit = await b.call('commit_turn');
+    expect(commit.isError, textOf(commit)).toBeFalsy();
+    const files = lsTree(repo, 'forge/session/to');
+    expect(files).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+    expect(files).not.toContain('refused.txt');
+    expectFsckClean(repo.gitdir);
+  });
+
   it('discard is refused while a live server holds the session; --force makes the server notice and reload', async () => {
     const repo = copyFixture('example-app');
     const mcp = await startMcp(repo, ['--session', 'd']);
@@ -133,6 +183,7 @@ describe('T-12.3: a torn or damaged journal', () => {
     writeFileSync(journal, [...lines, last.slice(0, 20) + last].join('\n') + '\n');
     const run = turn(repo, 't');
     expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`torn at line ${lines.length + 1}: 1 record(s) from there on were dropped`);
     const files = lsTree(repo, 'forge/session/t');
     expect(files).toEqual(expect.arrayContaining(['f0.txt', 'f1.txt']));
     expect(files).not.toContain('f2.txt');
@@ -167,6 +218,35 @@ describe('T-12.5: the branch moved under a running server', () => {
     // And the next turn works too: not stuck.
     expect((await mcp.call('write_file', { path: 'later.txt', content: 'l' })).isError).toBeFalsy();
     expect((await mcp.call('commit_turn')).isError).toBeFalsy();
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.5: a journal re-opened after the branch moved', () => {
+  it('carries what does not conflict, keeps the conflicting edit in a rescue commit, and says so', () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'ro']);
+    expect(turn(repo, 'ro', JSON.stringify([{ tool: 'write_file', args: { path: 'c.txt', content: 'base\n' } }])).status).toBe(0);
+    const calls = [
+      { name: 'read_file', arguments: { path: 'c.txt' } },
+      { name: 'write_file', arguments: { path: 'c.txt', content: 'mine\n' } },
+      { name: 'write_file', arguments: { path: 'd.txt', content: 'd\n' } },
+    ];
+    expect(forge(['mcp', '--repo', repo.dir, '--session', 'ro'], { input: mcpLines(calls) }).stdout).not.toContain('"isError":true');
+    // Someone else changes c.txt on the session branch with git itself.
+    const start = branchTip(repo, 'ro')!;
+    const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: 'theirs\n' }).stdout.trim();
+    const others = git(repo.dir, ['ls-tree', start]).stdout.split('\n').filter((l) => l !== '' && !l.endsWith('\tc.txt'));
+    const tree = git(repo.dir, ['mktree'], { input: [...others, `100644 blob ${blob}\tc.txt`].join('\n') + '\n' }).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/ro', git(repo.dir, ['commit-tree', tree, '-p', start, '-m', 'theirs']).stdout.trim(), start]);
+    const run = turn(repo, 'ro');
+    expect(run.status, run.stderr).toBe(0);
+    const rescue = /kept aside in (refs\/forge\/rescued\/ro\/\d+)/.exec(run.stderr)?.[1];
+    expect(rescue, run.stderr).toBeDefined();
+    expect(run.stderr).toContain('1 conflict with it (c.txt)');
+    expect(gitShowBytes(repo.gitdir, 'forge/session/ro', 'c.txt').toString()).toBe('theirs\n');
+    expect(gitShowBytes(repo.gitdir, 'forge/session/ro', 'd.txt').toString()).toBe('d\n');
+    expect(gitShowBytes(repo.gitdir, rescue!, 'c.txt').toString()).toBe('mine\n');
     expectFsckClean(repo.gitdir);
   });
 });

@@ -37,6 +37,7 @@ export function registerTurn(program: Command): void {
       // --approve's default stays all (the calls are the user's own); the denied paths apply.
       const { denied_paths } = loadSettings(store.repo.workdir, {});
       const session = await store.open(options.session);
+      for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
       const registry = await cliToolRegistryFor(session.vfs);
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);

@@ -26,6 +26,12 @@ describe('oversizeReply', () => {
     expect(oversizeReply('{"jsonrpc":"2.0","method":"tools/call","params":{"id":9,"x":"', 2e7).id).toBeUndefined();
     expect(oversizeReply('{"jsonrpc":"2.0","id":3,"result":{"content":"', 2e7).id).toBeUndefined();
     expect(oversizeReply('{"jsonrpc":"2.0","id":1.5,"method":"x","params":{', 2e7).id).toBeUndefined();
+    // The MCP SDK's client puts the id last: found at the line's end, as the message's last member.
+    expect(oversizeReply('{"method":"tools/call","params":{"name":"w","arguments":{"c":"xx', 2e7, undefined, 'xxxx"}},"jsonrpc":"2.0","id":12}').id).toBe(12);
+    expect(oversizeReply('{"method":"tools/call","params":{"c":"xx', 2e7, undefined, 'xx"},"id":"a-1" } ').id).toBe('a-1');
+    // An id that closes a nested object, or sits inside a string, is not the message's.
+    expect(oversizeReply('{"method":"tools/call","params":{"c":"xx', 2e7, undefined, 'xx","o":{"id":3}}}').id).toBeUndefined();
+    expect(oversizeReply('{"method":"tools/call","params":{"c":"xx', 2e7, undefined, 'xx\\",\\"id\\":4}"}}').id).toBeUndefined();
     expect(oversizeReply('{"id":1,"method":"m"', 20_000_000, 10).error).toEqual({ code: -32600, message: expect.stringMatching(/^Invalid request: the message is 20000000 bytes \(19\.1 MiB\); this server reads messages of at most 10 bytes/) });
   });
 });

@@ -24,8 +24,7 @@ export function repositoryGraph(repo: Repository): CommitGraph {
   const load = async (oid: string) => {
     let c = cache.get(oid);
     if (c === undefined) {
-      const commit = await repo.readCommit(oid);
-      c = { parents: commit.parents, time: commit.committer.timestamp };
+      c = await repo.readCommitLinks(oid);
       cache.set(oid, c);
     }
     return c;

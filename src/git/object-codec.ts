@@ -369,6 +369,42 @@ export function parseCommit(content: Uint8Array, oid = '?'): Commit {
   return commit;
 }
 
+/** What a walk of the commit graph needs of a commit: its parents and committer time. */
+export interface CommitLinks {
+  parents: string[];
+  /** Committer time, seconds since the epoch. */
+  time: number;
+}
+
+/**
+ * A commit's parents and committer time from its header lines alone, without decoding the
+ * message or parsing signatures: a merge-base walk may visit thousands of commits, and session
+ * commits carry long messages. Checked like parseCommit where it reads.
+ */
+export function parseCommitLinks(content: Uint8Array, oid = '?'): CommitLinks {
+  const parents: string[] = [];
+  let start = 0;
+  while (start < content.length) {
+    let end = content.indexOf(0x0a, start);
+    if (end === -1) end = content.length;
+    if (end === start) break; // the blank line before the message
+    const line = String.fromCharCode(...content.subarray(start, Math.min(end, start + 64)));
+    if (line.startsWith('parent ')) {
+      const parent = line.slice(7, 47);
+      if (end - start !== 47 || !/^[0-9a-f]{40}$/.test(parent)) throw corrupt(oid, 'a parent line is not an object id');
+      parents.push(parent);
+    } else if (line.startsWith('committer ')) {
+      // "... <email> <seconds> <+hhmm>": the number before the last space.
+      const tail = String.fromCharCode(...content.subarray(Math.max(start, end - 40), end));
+      const match = / (-?\d+) [+-]\d{4}$/.exec(tail);
+      if (match === null) throw corrupt(oid, 'the committer line has no time');
+      return { parents, time: Number(match[1]) };
+    }
+    start = end + 1;
+  }
+  throw corrupt(oid, 'commit lacks tree, author or committer');
+}
+
 export function serializeCommit(commit: Commit): Uint8Array {
   validateSignature(commit.author, 'author');
   validateSignature(commit.committer, 'committer');

@@ -7,7 +7,7 @@ import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
 import { WeightedLru } from './lru';
-import { encodeTree, parseCommit, parseTag, parseTree, serializeCommit, type Commit, type Signature, type TreeEntry } from './object-codec';
+import { encodeTree, parseCommit, parseCommitLinks, parseTag, parseTree, serializeCommit, type Commit, type CommitLinks, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
@@ -102,6 +102,11 @@ export class Repository {
 
   async readCommit(oid: string): Promise<Commit> {
     return parseCommit(await this.objects.readTyped(oid, 'commit'), oid);
+  }
+
+  /** A commit's parents and committer time only (graph walks: merge bases, ancestry). */
+  async readCommitLinks(oid: string): Promise<CommitLinks> {
+    return parseCommitLinks(await this.objects.readTyped(oid, 'commit'), oid);
   }
 
   /** Tree entries in git order; cached by oid (trees never change). */

@@ -18,6 +18,9 @@ import { fromHex, type GitPlatform, type SyncPlatform } from './platform';
 
 export type { RawObject };
 
+/** Content kept for objects written and not yet reached by a ref moved since (see settle). */
+const UNSETTLED_BYTES = 256 * 1024 * 1024;
+
 interface ObjectDir {
   path: string;
   loose: LooseObjects | null;
@@ -115,14 +118,54 @@ export class ObjectStore {
    */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const framed = frameObject(type, content);
+    let oid: string;
     if (this.syncFs) {
-      const oid = this.zlib!.sha1Hex(framed);
+      oid = this.zlib!.sha1Hex(framed);
       if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
-      return oid;
+    } else {
+      oid = await this.platform.sha1Hex(framed);
+      if (!(await this.has(oid))) await this.writeAsync(oid, await this.platform.deflate(framed));
     }
-    const oid = await this.platform.sha1Hex(framed);
-    if (!(await this.has(oid))) await this.writeAsync(oid, await this.platform.deflate(framed));
+    this.remember(oid, type, content);
     return oid;
+  }
+
+  /**
+   * Objects written since the last settle, kept until a ref reaches them: a concurrent
+   * `git gc --prune=now` that walked the refs before that can delete them (see gc-guard.ts).
+   * Bounded: past the budget the oldest are forgotten (they can then only be reported missing).
+   */
+  private readonly unsettled = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  private unsettledBytes = 0;
+
+  private remember(oid: string, type: ObjectType, content: Uint8Array): void {
+    if (this.unsettled.has(oid)) return;
+    this.unsettled.set(oid, { type, content });
+    this.unsettledBytes += content.length;
+    for (const [old, entry] of this.unsettled) {
+      if (this.unsettledBytes <= UNSETTLED_BYTES || this.unsettled.size === 1) break;
+      this.unsettled.delete(old);
+      this.unsettledBytes -= entry.content.length;
+    }
+  }
+
+  /**
+   * After a ref moved: once no gc that may have walked the refs before the move is running,
+   * every object written since the last settle is there again (one that gc pruned meanwhile is
+   * written anew, the same bytes under the same oid). `waitForGc` waits the gc out.
+   */
+  async settle(waitForGc: () => Promise<void>): Promise<void> {
+    if (this.unsettled.size === 0) return;
+    const objects = [...this.unsettled];
+    this.unsettled.clear();
+    this.unsettledBytes = 0;
+    await waitForGc();
+    for (const [oid, { type, content }] of objects) {
+      if (await this.freshen(oid)) continue;
+      const framed = frameObject(type, content);
+      if (this.syncFs) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
+      else await this.writeAsync(oid, await this.platform.deflate(framed));
+    }
   }
 
   /**

@@ -39,6 +39,8 @@ export class RefStore {
     private readonly gitdir: string,
     /** core.logAllRefUpdates: whether to create reflogs that do not exist yet (git appends to existing ones regardless). */
     private readonly logAllRefUpdates: () => Promise<boolean>,
+    /** Runs after a ref moved (the object store settles what it wrote: a concurrent gc may have pruned it). */
+    private readonly afterUpdate: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The raw value of one ref (not following symbolic refs), or null. */
@@ -107,6 +109,7 @@ export class RefStore {
     } finally {
       if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
     }
+    await this.afterUpdate();
   }
 
   /**

@@ -7,6 +7,7 @@ import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
 import { WeightedLru } from './lru';
+import { waitForRunningGc } from './gc-guard';
 import { encodeTree, parseCommit, parseCommitLinks, parseTag, parseTree, serializeCommit, type Commit, type CommitLinks, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
@@ -79,7 +80,12 @@ export class Repository {
   ) {
     this.config = new RepoConfig(fs, commonDir);
     this.objects = new ObjectStore(fs, commonDir, platform, alternates);
-    this.refs = new RefStore(fs, commonDir, async () => (await this.config.getBool('core.logAllRefUpdates')) ?? this.workdir !== null);
+    this.refs = new RefStore(
+      fs,
+      commonDir,
+      async () => (await this.config.getBool('core.logAllRefUpdates')) ?? this.workdir !== null,
+      () => this.objects.settle(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
+    );
   }
 
   static async open(options: OpenRepositoryOptions): Promise<Repository> {

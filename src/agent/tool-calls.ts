@@ -50,10 +50,15 @@ export class SessionToolRunner {
     const undoBefore = this.session.state.undo;
     // The call's file changes and its record are journaled as one line (all or nothing).
     this.session.vfs.beginBatch();
+    let journaled = false;
     try {
-      return await this.callInBatch(id, input.tool, args, undoBefore);
-    } finally {
+      const result = await this.callInBatch(id, input.tool, args, undoBefore);
       await this.session.vfs.endBatch();
+      journaled = true;
+      return result;
+    } finally {
+      // The journal did not take the call (a full disk...): it is forgotten in memory too.
+      if (!journaled) await this.session.revertToJournal().catch(() => undefined); // the first error is the one to report
     }
   }
 

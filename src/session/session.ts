@@ -187,6 +187,23 @@ export class Session {
     if (this.guard.takenOver) await this.adoptLeftJournal();
   }
 
+  /**
+   * After a tool call failed to reach the journal (a full or read-only disk, a killed write): the
+   * in-memory session goes back to what the journal holds, so an edit the caller was told failed
+   * is never committed by a later turn, and the next write does not journal it either.
+   */
+  async revertToJournal(): Promise<void> {
+    const { repo } = this.ctx;
+    const journaled = await this.vfs.loadJournal().catch(() => null);
+    const usable = journaled !== null && journaled.base === this.headOid;
+    const view = new CommitVfs(repo, this.headOid, (await repo.readCommit(this.headOid)).tree);
+    const committed = await readStateFromView(view, this.id, this.headOid);
+    const records = usable ? journaled.states : [];
+    this.replaceState(foldJournaledState(committed, records));
+    this.vfs.resetToJournaled(usable ? journaled.changes : new Map(), records, journaled !== null);
+    this.journaled.reset(this.state);
+  }
+
   private async adoptLeftJournal(): Promise<void> {
     const left = await this.vfs.loadJournal();
     if (left === null || left.owner === this.vfs.owner) return;

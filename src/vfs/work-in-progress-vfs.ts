@@ -290,6 +290,19 @@ export class WorkInProgressVfs implements WritableVfs {
     await this.persistJournal();
   }
 
+  /**
+   * Back to what the journal on disk holds, in memory only (after a journal write failed: the
+   * file was cut back to its last whole record, and the view must not keep what it did not take).
+   */
+  resetToJournaled(changes: ReadonlyMap<string, PendingValue>, stateRecords: unknown[], journalOnDisk: boolean): void {
+    this.resetPending();
+    for (const [path, value] of changes) this.setPending(path, value);
+    this.stateRecords = [...stateRecords];
+    this.batch = null;
+    this.journalStarted = journalOnDisk;
+    this.journalStale = false;
+  }
+
   /** What the journal file holds now (another process may have left it: see Session.prepareCall). */
   loadJournal(): Promise<JournalContent | null> {
     return this.journal.load();

@@ -52,4 +52,31 @@ describe('SessionToolRunner records', () => {
     expect((bounded.list as unknown[]).slice(1)).toEqual([1, null, true]);
     expect(bounded.nested).toEqual({ short: 'ok' });
   });
+
+  it('T-12.3: a call whose journal write fails (a full disk) is undone in memory too: it is never committed later, and the session goes on', async () => {
+    const mem = await makeMemRepo({ files: { 'a.txt': 'a\n' } });
+    const fs = mem.fs as unknown as GitFs & { appendFileSync: (path: string, data: unknown) => void };
+    let full = false;
+    const append = fs.appendFileSync.bind(fs);
+    fs.appendFileSync = (path, data) => {
+      if (full && String(path).endsWith('.jsonl')) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${String(path)}'`), { code: 'ENOSPC' });
+      append(path, data);
+    };
+    const repo = await Repository.open({ fs, dir: mem.dir, platform: nodePlatform });
+    const session = await new SessionStore(repo).create({ id: 'full' });
+    const runner = new SessionToolRunner(session, { approval: allowAll });
+    expect((await runner.call({ tool: 'write_file', args: { path: 'kept.txt', content: 'k\n' } })).ok).toBe(true);
+    full = true;
+    const failed = await runner.call({ tool: 'write_file', args: { path: 'lost.txt', content: 'l\n' } }).then(
+      (result) => result.ok,
+      (error: unknown) => (error as { code?: string }).code,
+    );
+    expect(failed).toBe('DISK_FULL');
+    full = false;
+    expect(await session.vfs.exists('lost.txt')).toBe(false);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'after.txt', content: 'x\n' } })).ok).toBe(true);
+    const turn = await session.commitTurn();
+    expect(turn.changes.map((c) => c.path).sort()).toEqual(['after.txt', 'kept.txt']);
+    expect(session.state.toolCalls.filter((c) => c.ok).map((c) => (c.args as { path: string }).path)).toEqual(['kept.txt', 'after.txt']);
+  });
 });

@@ -3,7 +3,7 @@
  * `npm run bench`: forge against the git CLI doing the same work, in the same run, on the
  * 50,000-file benchmark repository (bench/make-repo.mjs). Writes docs/PERFORMANCE.md.
  *
- *   node scripts/bench.mjs [--runs 7] [--quick] [--keep] [--forge-bin dist/cli.js] [--out docs/PERFORMANCE.md]
+ *   node scripts/bench.mjs [--runs 7] [--quick] [--keep] [--forge-bin dist/cli.js] [--out docs/PERFORMANCE.md] [--no-real]
  *
  * --runs N   measured runs per side and case (default 7), after one discarded warm-up each;
  *            forge and git alternate: forge, git, forge, git, ...
@@ -11,6 +11,7 @@
  *            (unless --out is given).
  * --keep     keep the working copy of the repository (bench/.work/run-<pid>) for inspection.
  * --forge-bin the forge executable (default: the snapshot of dist/cli.js, below).
+ * --no-real  skip bench/real-like.mjs (issue 19: the real-like repository), run at the end otherwise.
  *
  * Not part of `npm test`. Builds dist/ when it is older than src/, builds (or reuses) the
  * benchmark repository, and works on a copy of it, deleted at the end, so reruns start equal.
@@ -37,12 +38,13 @@ const MAX_BUFFER = 1 << 30;
 // ---------- arguments ----------
 
 function parseArgs(argv) {
-  const opts = { runs: 7, quick: false, keep: false, forgeBin: undefined, out: undefined, warmIterations: 1000 };
+  const opts = { runs: 7, quick: false, keep: false, forgeBin: undefined, out: undefined, warmIterations: 1000, real: true };
   let runsGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') opts.quick = true;
     else if (arg === '--keep') opts.keep = true;
+    else if (arg === '--no-real') opts.real = false;
     else if (arg === '--runs') {
       opts.runs = Number(argv[++i]);
       runsGiven = true;
@@ -679,6 +681,14 @@ forge's wall time includes running the turns (the agent loop, the tools, the com
 `;
 }
 
+/** bench/real-like.mjs with the same forge and runs; it replaces its own section of the document. A failed check fails the bench. */
+function realLike(opts) {
+  const args = ['--forge-bin', opts.forgeBin, '--runs', String(opts.runs), ...(opts.quick ? ['--quick'] : []), ...(opts.out ? ['--out', opts.out] : [])];
+  log(`real-like repository: node bench/real-like.mjs ${args.join(' ')}`);
+  const result = spawnSync(process.execPath, [join(ROOT, 'bench', 'real-like.mjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  check(result.status === 0, `bench/real-like.mjs failed (exit ${result.status})`);
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const started = Date.now();
@@ -731,9 +741,11 @@ async function main() {
       const previous = existsSync(opts.out) ? readFileSync(opts.out, 'utf8') : '';
       const browser = previous ? browserSectionOf(previous) : '';
       const inspect = /<!-- inspect-bench:begin -->[\s\S]*<!-- inspect-bench:end -->/.exec(previous)?.[0];
-      writeFileSync(opts.out, markdown({ opts, repoInfo, picks, table, m: machine(), turnDepths }) + remoteFleetMarkdown(fleet) + (browser ? `\n${browser}` : '') + (inspect ? `\n${inspect}\n` : ''));
+      const real = /<!-- real-like:start -->[\s\S]*<!-- real-like:end -->/.exec(previous)?.[0]; // bench/real-like.mjs's
+      writeFileSync(opts.out, markdown({ opts, repoInfo, picks, table, m: machine(), turnDepths }) + remoteFleetMarkdown(fleet) + (browser ? `\n${browser}` : '') + (inspect ? `\n${inspect}\n` : '') + (real ? `\n${real}\n` : ''));
       log(`wrote ${relative(ROOT, opts.out)}`);
     }
+    if (opts.real) realLike(opts);
   } finally {
     cleanup();
   }

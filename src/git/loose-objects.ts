@@ -144,6 +144,11 @@ export class LooseObjects {
     this.names.get(fan)?.add(oid.slice(2));
   }
 
+  /** Whether the object's file is there now (the file asked, not a listing; nothing touched). */
+  present(oid: string): boolean {
+    return this.fs.existsSync(joinPath(this.path, oid.slice(0, 2), oid.slice(2)));
+  }
+
   /**
    * git's freshen: whether the object is here, touching it so that a `git gc` with the default
    * grace period does not prune it while we rely on it. A listing may be stale (gc pruned or

@@ -106,6 +106,21 @@ export class ObjectStore {
     return (await this.read(oid)).content.length;
   }
 
+  /**
+   * Whether the object is on disk now: its loose file, or a listed pack that still exists (the
+   * packs listed again once when neither answers: a gc may have packed it). Nothing is touched.
+   */
+  private async presentNow(oid: string): Promise<boolean> {
+    if (!this.syncFs) return this.has(oid);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const raw = this.oidBytes(oid);
+      for (const dir of this.dirs) if (dir.loose!.present(oid)) return true;
+      for (const dir of this.dirs) for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0 && this.syncFs.existsSync(pack.packPath)) return true;
+      this.refresh();
+    }
+    return false;
+  }
+
   async has(oid: string): Promise<boolean> {
     if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
     return this.asyncObjects!.has(oid);
@@ -161,7 +176,7 @@ export class ObjectStore {
     this.unsettledBytes = 0;
     await waitForGc();
     for (const [oid, { type, content }] of objects) {
-      if (await this.freshen(oid)) continue;
+      if (await this.presentNow(oid)) continue;
       const framed = frameObject(type, content);
       if (this.syncFs) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
       else await this.writeAsync(oid, await this.platform.deflate(framed));

@@ -59,7 +59,14 @@ export class HttpTransport {
         response = await this.fetchFn(url, { method, headers: all, ...(body !== undefined ? { body } : {}) });
         bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
-        throw new ForgeError('REMOTE_UNREACHABLE', `Remote ${this.label} could not be reached or the connection broke: ${causeText(error)}.`, {
+        const cause = causeText(error);
+        if (CERTIFICATE_ERROR.test(cause)) {
+          throw new ForgeError('REMOTE_UNREACHABLE', `Remote ${this.label} presented a certificate that is not trusted: ${cause}.`, {
+            data: { remote: this.label, tls: cause },
+            hint: 'Add the CA that signed it to the system\'s certificate store, or point SSL_CERT_FILE (or NODE_EXTRA_CA_CERTS) at its PEM file; nothing was changed locally.',
+          });
+        }
+        throw new ForgeError('REMOTE_UNREACHABLE', `Remote ${this.label} could not be reached or the connection broke: ${cause}.`, {
           data: { remote: this.label },
           hint: 'Check the URL and the network; nothing was changed locally. Retry when the server is back.',
         });
@@ -95,6 +102,9 @@ export class HttpTransport {
     }
   }
 }
+
+/** OpenSSL's and Node's codes for a certificate that does not verify. */
+const CERTIFICATE_ERROR = /CERT|UNABLE_TO_(GET|VERIFY)|SELF_SIGNED|ERR_TLS_CERT/;
 
 function causeText(error: unknown): string {
   const e = error as { message?: string; cause?: { code?: string; message?: string } };

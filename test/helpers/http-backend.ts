@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { hermeticGitEnv } from './git-cli';
 
@@ -16,6 +17,8 @@ export interface GitHttpServerOptions {
   /** user -> password allowed to push. */
   users: Record<string, string>;
   authForFetch?: boolean;
+  /** Serve https with this key and certificate (PEM) instead of http. */
+  tls?: { key: string; cert: string };
 }
 
 export interface RequestLog {
@@ -149,17 +152,18 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
     });
   };
 
-  const server: Server = createServer(handle);
+  const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const scheme = options.tls ? 'https' : 'http';
+  const origin = `${scheme}://127.0.0.1:${port}`;
   return {
     origin,
-    url: (repo, user) => (user ? `http://${encodeURIComponent(user)}:${encodeURIComponent(options.users[user] ?? 'wrong')}@127.0.0.1:${port}/${repo}` : `${origin}/${repo}`),
+    url: (repo, user) => (user ? `${scheme}://${encodeURIComponent(user)}:${encodeURIComponent(options.users[user] ?? 'wrong')}@127.0.0.1:${port}/${repo}` : `${origin}/${repo}`),
     requests,
     killNextPush: (afterBytes) => {
       killAfter = afterBytes;

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../agent/events';
 import type { Agent } from '../../agent/loop';
 import { ForgeError, toForgeError } from '../../errors';
 import { pushSessions, type PushResult, type RemoteOptions } from '../../remote';
+import { createSystemCaFetch } from '../../remote/node/system-ca-fetch';
 import { gitCredentialHelper } from '../../remote/node/git-credential';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -44,7 +45,14 @@ export function remoteEnv(): Record<string, string | undefined> {
 
 /** What every remote command passes: the environment's token, git's credential helpers. */
 export function remoteAccess(options: RemoteCliOptions): RemoteOptions {
-  return { ...(options.remote !== undefined ? { remote: options.remote } : {}), allowHttp: options.allowHttp ?? false, env: remoteEnv(), credentialHelper: gitCredentialHelper };
+  return {
+    ...(options.remote !== undefined ? { remote: options.remote } : {}),
+    allowHttp: options.allowHttp ?? false,
+    env: remoteEnv(),
+    credentialHelper: gitCredentialHelper,
+    // https trusts the system's CA store too, as git does.
+    fetch: createSystemCaFetch(remoteEnv()),
+  };
 }
 
 export function registerPush(program: Command): void {

@@ -15,7 +15,7 @@
  * Blank lines are written as given: indenting them would only add trailing whitespace.
  */
 import { dropBlank, joinLines, parseLines, type FuzzyAdjustment, type LinePair } from './fuzzy-match';
-import { indentColumns, renderColumns, trailingWhitespace, translateUnit, unitOf, type IndentUnit } from './indent-units';
+import { indentColumns, renderColumns, TAB_WIDTHS, trailingWhitespace, translateUnit, unitOf, type IndentUnit } from './indent-units';
 import { isBlank } from './lines';
 import { leadingWhitespace } from './reindent';
 
@@ -37,11 +37,12 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   const unchanged = consistentMap(fuzzy.pairs.map((p) => [p.given, p.file]));
   // The same, whatever whitespace the new text repeats a line with at its end.
   const unchangedButEnd = consistentMap(fuzzy.pairs.map((p) => [stripEnd(p.given), p.file]));
+  const repeated = repeatedInOrder(fuzzy.pairs, parsed.lines);
   const stripEnds = addedTrailingWhitespace(fuzzy.pairs);
   let lessIndentedLines = 0;
   const lines = parsed.lines.map((line, i) => {
     if ((fuzzy.keepFirstLine && i === 0) || isBlank(line)) return line;
-    const same = unchanged.get(line) ?? unchangedButEnd.get(stripEnd(line));
+    const same = repeated.get(stripEnd(line))?.shift() ?? unchanged.get(line) ?? unchangedButEnd.get(stripEnd(line));
     if (same !== undefined) return same;
     const ws = leadingWhitespace(line);
     let body = line.slice(ws.length);
@@ -69,6 +70,20 @@ function consistentMap(entries: [string, string][]): Map<string, string> {
   return map;
 }
 
+/**
+ * A line the old text repeats, that the file writes differently each time (one with whitespace at
+ * its end, one without): when the new text repeats it as often, its copies are the file's lines in order.
+ */
+function repeatedInOrder(pairs: LinePair[], newLines: string[]): Map<string, string[]> {
+  const files = new Map<string, string[]>();
+  for (const p of pairs) files.set(stripEnd(p.given), [...(files.get(stripEnd(p.given)) ?? []), p.file]);
+  const out = new Map<string, string[]>();
+  for (const [key, lines] of files) {
+    if (new Set(lines).size > 1 && newLines.filter((l) => stripEnd(l) === key).length === lines.length) out.set(key, lines);
+  }
+  return out;
+}
+
 /** The old text had whitespace at line ends where the file has none (and never the other way round). */
 function addedTrailingWhitespace(pairs: LinePair[]): boolean {
   let added = false;
@@ -89,6 +104,9 @@ class IndentShift {
   private readonly fileUnit: IndentUnit;
   private readonly tabWidth: number;
   private readonly delta: number;
+  /** The shift as text, when one indentation ends with the other: a prefix the old text added (removed from new lines) or lacks (added). */
+  private readonly removed: string | null;
+  private readonly added: string | null;
 
   constructor(fuzzy: FuzzyAdjustment) {
     const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
@@ -98,24 +116,39 @@ class IndentShift {
     this.fileUnit = unitOf(this.known.values());
     this.tabWidth = fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
     this.delta = indentColumns(fuzzy.indentTo, this.tabWidth) - indentColumns(fuzzy.indentFrom, this.tabWidth);
+    const [from, to] = [fuzzy.indentFrom, fuzzy.indentTo];
+    this.removed = from.length > to.length && from.endsWith(to) ? from.slice(0, from.length - to.length) : null;
+    this.added = to.length > from.length && to.endsWith(from) ? to.slice(0, to.length - from.length) : null;
   }
 
   apply(ws: string): { ws: string; clamped: boolean } {
     const exact = this.known.get(ws);
     if (exact !== undefined) return { ws: exact, clamped: false };
     const key = this.keys.find((k) => ws.startsWith(k));
-    if (key !== undefined) return { ws: this.known.get(key)! + translateUnit(ws.slice(key.length), this.givenUnit, this.fileUnit, this.tabWidth), clamped: false };
+    if (key !== undefined) {
+      const rest = ws.slice(key.length);
+      // Old text with no indentation says nothing of its unit: the new text's own is the one to translate.
+      const from = this.givenUnit === 'none' ? unitOf([rest]) : this.givenUnit;
+      return { ws: this.known.get(key)! + translateUnit(rest, from, this.fileUnit, this.tabWidth), clamped: false };
+    }
+    // Shallower than every old line: undo the same prefix (`  ` before tabs is not absorbed by a tab stop).
+    if (this.removed !== null && ws.startsWith(this.removed)) return { ws: ws.slice(this.removed.length), clamped: false };
+    if (this.added !== null && unitOf([ws]) !== 'mixed') return { ws: this.added + ws, clamped: false };
     const columns = indentColumns(ws, this.tabWidth) + this.delta;
     const unit = this.fileUnit === 'tab' || this.fileUnit === 'space' ? this.fileUnit : unitOf([ws]);
     return { ws: renderColumns(columns, unit, this.tabWidth), clamped: columns < 0 };
   }
 }
 
-/** Spaces per tab when the old text wrote with spaces what the file indents with tabs (or the reverse). */
+/**
+ * Spaces per tab when the old text wrote with spaces what the file indents with tabs (or the
+ * reverse), when that is a usual width (2, 4 or 8): 12 spaces for 2 tabs is a shifted old text, not
+ * a tab of 6.
+ */
 function measuredTabWidth(pairs: [string, string][]): number | null {
   for (const [given, file] of pairs) {
     const [spaces, tabs] = /^ +$/.test(given) && /^\t+$/.test(file) ? [given.length, file.length] : /^\t+$/.test(given) && /^ +$/.test(file) ? [file.length, given.length] : [0, 0];
-    if (tabs > 0 && spaces % tabs === 0) return spaces / tabs;
+    if (tabs > 0 && spaces % tabs === 0 && TAB_WIDTHS.includes(spaces / tabs)) return spaces / tabs;
   }
   return null;
 }

@@ -71,7 +71,8 @@ export interface FuzzyAdjustment {
 export type LocateOutcome =
   | { kind: 'found'; start: number; end: number; fuzzy: FuzzyAdjustment | null }
   | { kind: 'ambiguous'; lines: number[] }
-  | { kind: 'not_found'; fuzzyAmbiguousLines: number[] };
+  | { kind: 'not_found'; fuzzyAmbiguousLines: number[] }
+  | { kind: 'unclear_indentation'; line: number; indentation: string; newLine: string };
 
 export interface LineSpan {
   /** 1-based, inclusive. */
@@ -110,6 +111,8 @@ export function locateOldText(
   });
   if (exact.length === 1) {
     const start = exact[0];
+    const unclear = unclearIndentation(haystack, index, start, oldText, newText);
+    if (unclear !== null) return unclear;
     return { kind: 'found', start, end: start + oldText.length, fuzzy: indentationBeforeMatch(haystack, index, start, oldText, newText) };
   }
   if (exact.length > 1) return { kind: 'ambiguous', lines: exact.map((o) => index.lineOf(o)) };
@@ -124,10 +127,8 @@ export function locateOldText(
  */
 function indentationBeforeMatch(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): FuzzyAdjustment | null {
   if (newText === null) return null;
-  const line = index.lineOf(start);
-  const lineStart = index.lineStart(line) + (line === 1 && haystack.startsWith('\ufeff') ? 1 : 0);
-  const before = haystack.slice(Math.min(lineStart, start), start);
-  if (before === '' || !/^[ \t]+$/.test(before)) return null;
+  const before = indentationBefore(haystack, index, start);
+  if (before === null) return null;
   const nonBlank = oldText.split('\n').filter((l) => !isBlank(l));
   if (nonBlank.length !== 1 || !/^[ \t]*\S/.test(oldText)) return null;
   const newLines = newText.split('\n');
@@ -136,6 +137,48 @@ function indentationBeforeMatch(haystack: string, index: LineIndex, start: numbe
   const variant = baseVariant(parseLines(oldText));
   const indentFrom = leadingWhitespace(given);
   return finish('exact_after_indentation', null, variant, { pairs: [{ given, file: before + given }], indentFrom, indentTo: before + indentFrom, tabWidth: null }, true);
+}
+
+/** The whitespace-only text between the start of the line holding `start` and `start` (a BOM aside), or null. */
+function indentationBefore(haystack: string, index: LineIndex, start: number): string | null {
+  const line = index.lineOf(start);
+  const lineStart = index.lineStart(line) + (line === 1 && haystack.startsWith('\ufeff') ? 1 : 0);
+  const before = haystack.slice(Math.min(lineStart, start), start);
+  return /^[ \t]+$/.test(before) ? before : null;
+}
+
+/**
+ * An exact match of old text with several non-blank lines that begins after the indentation of
+ * its line: its other lines carry their own indentation, so new lines are written as given. A new
+ * line indented neither at least like the first line in the file nor like another old line (say
+ * `int b;` at column 0 after `\tint a;`) could be meant relative to the first line or as written;
+ * that cannot be told, so nothing is applied (never unindented code written silently).
+ */
+function unclearIndentation(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): LocateOutcome | null {
+  if (newText === null) return null;
+  const oldLines = oldText.split('\n');
+  const rest = oldLines.slice(1).filter((l) => !isBlank(l));
+  if (rest.length === 0 || isBlank(oldLines[0])) return null;
+  const before = indentationBefore(haystack, index, start);
+  if (before === null) return null;
+  const firstIndent = before + leadingWhitespace(oldLines[0]);
+  const indents = new Set(rest.map(leadingWhitespace));
+  const copies = new Set(rest.map(stripEnd));
+  const newLine = newText
+    .split('\n')
+    .slice(1)
+    .find((l) => !isBlank(l) && !copies.has(stripEnd(l)) && !l.startsWith(firstIndent) && !indents.has(leadingWhitespace(l)));
+  return newLine === undefined ? null : { kind: 'unclear_indentation', line: index.lineOf(start), indentation: before, newLine };
+}
+
+/** Why an unclear_indentation outcome applied nothing, for the model (`old`/`new` name the fields). */
+export function unclearIndentationMessage(o: { line: number; indentation: string; newLine: string }, old: string, neu: string): string {
+  return (
+    `${old} matched exactly at line ${o.line}, but it begins after that line's indentation ${JSON.stringify(o.indentation)} while its other ` +
+    `lines carry their own, and ${neu} has the line ${JSON.stringify(o.newLine)}, indented neither like the first line nor like another line ` +
+    `of ${old}: whether its indentation is relative to the first line or as written cannot be told, so nothing was changed. ` +
+    `Include the first line's indentation (${JSON.stringify(o.indentation)}) in both ${old} and ${neu}.`
+  );
 }
 
 interface Variant {

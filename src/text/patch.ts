@@ -20,7 +20,7 @@ import { ForgeError } from '../errors';
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { adaptNewText } from './adapt-new-text';
-import { locateOldText } from './fuzzy-match';
+import { locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { detectGenerated } from './generated';
 import { LineIndex } from './lines';
 import { formatWhitespaceCandidate, nearestWhitespaceCandidate } from './whitespace-candidate';
@@ -170,6 +170,11 @@ function planReplace(
     );
   }
   if (outcome.kind === 'not_found') throw notFound(label, patchNo, canonical, index, oldText, outcome.fuzzyAmbiguousLines);
+  if (outcome.kind === 'unclear_indentation') {
+    throw new ForgeError('TEXT_INDENTATION_UNCLEAR', `${label}: ${unclearIndentationMessage(outcome, 'oldText', 'newText')}`, {
+      data: { patch: patchNo, line: outcome.line, indentation: outcome.indentation, newLine: outcome.newLine },
+    });
+  }
 
   const matched = canonical.slice(outcome.start, outcome.end);
   const { startLine, endLine } = index.lineRange(outcome.start, outcome.end);

@@ -11,7 +11,7 @@ import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { editError, type SnippetEditResult } from './edit-result';
 import { adaptNewText } from './adapt-new-text';
-import { findExactMatches, locateOldText } from './fuzzy-match';
+import { findExactMatches, locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { LineIndex } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
 import { formatWhitespaceCandidate, nearestWhitespaceCandidate } from './whitespace-candidate';
@@ -77,6 +77,7 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
   const outcome = locateOldText(view.canonical, oldSnippet, newSnippet, index, hint);
   if (outcome.kind === 'not_found') return noMatch(view.canonical, oldSnippet, all, hint, index, outcome.fuzzyAmbiguousLines);
   if (outcome.kind === 'ambiguous') return noMatch(view.canonical, oldSnippet, all, hint, index, outcome.lines);
+  if (outcome.kind === 'unclear_indentation') return editError('TEXT_INDENTATION_UNCLEAR', unclearIndentationMessage(outcome, 'old_snippet', 'new_snippet'));
 
   const { startLine, endLine } = index.lineRange(outcome.start, outcome.end);
   const newlineKind = analyzeNewlines(original).dominant;

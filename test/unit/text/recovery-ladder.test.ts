@@ -50,6 +50,17 @@ describe('issue 13 mechanisms', () => {
     both(original, 'int a = 1;\n\treturn a;\n', 'int a = 2;\n\treturn a;\n', 'int main()\n{\n\tint a = 2;\n\treturn a;\n}\n');
     expect(edit(original, 'a = 1;', 'a = 3;')).not.toHaveProperty('recovery');
   });
+
+  it('3: a multi-line match after the indentation with a new line indented like neither frame is refused, never written unindented', () => {
+    const original = 'int main()\n{\n\tint a = 1;\n\treturn a;\n}\n';
+    const result = edit(original, 'int a = 1;\n\treturn a;\n', 'int a = 1;\nint b = 2;\n\treturn a;\n');
+    expect(result).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    if (result.status === 'error') expect(result.message).toContain('"int b = 2;"');
+    expect(() => patch(original, 'int a = 1;\n\treturn a;\n', 'int a = 1;\nint b = 2;\n\treturn a;\n')).toThrow(expect.objectContaining({ code: 'TEXT_INDENTATION_UNCLEAR', data: expect.objectContaining({ line: 3, indentation: '\t' }) }));
+    // Indented like the first line in the file, or like another old line: written as given.
+    both(original, 'int a = 1;\n\treturn a;\n', 'int a = 1;\n\tint b = 2;\n\treturn a;\n', 'int main()\n{\n\tint a = 1;\n\tint b = 2;\n\treturn a;\n}\n');
+    both(original, 'int a = 1;\n\treturn a;\n}\n', 'int a = 1;\n\treturn a;\n}\nint g() {\n', 'int main()\n{\n\tint a = 1;\n\treturn a;\n}\nint g() {\n');
+  });
 });
 
 describe('the recovery ladder', () => {
@@ -141,5 +152,26 @@ describe('TEXT_NO_MATCH points at the nearest whitespace-insensitive candidate',
     } catch (error) {
       expect(error).toMatchObject({ code: 'TEXT_NO_MATCH', data: { whitespaceCandidate: { startLine: 1, endLine: 3 } } });
     }
+  });
+});
+
+describe('re-indenting variants of mechanisms 1 and 2', () => {
+  const TABBED = 'func main() {\n\tif ok {\n\t\trun()\n\t}\n}\n';
+
+  it('a shift of two spaces before tabs is removed from shallower new lines too (no tab stop absorbs it)', () => {
+    both(TABBED, '  \tif ok {\n  \t\trun()\n', '  \tif ok {\n  \t\trun()\n  log()\n', 'func main() {\n\tif ok {\n\t\trun()\nlog()\n\t}\n}\n');
+  });
+
+  it('old text with no indentation left: the new text\'s deeper lines in spaces are written in the file\'s tabs', () => {
+    both(TABBED, 'run()\n', 'run()\n    stop()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t\tstop()\n\t}\n}\n');
+  });
+
+  it('tabs written as spaces and shifted: 12 spaces for 2 tabs is not a tab width of 6', () => {
+    both(TABBED, '            run()\n', '            run()\n                deeper()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t\tdeeper()\n\t}\n}\n');
+  });
+
+  it('a repeated unchanged line keeps each copy\'s own line-end whitespace when the new text repeats it as often', () => {
+    const original = 'a();  \na();\nb();\n';
+    both(original, 'a();\na();\nb();\n', 'a();\na();\nc();\n', 'a();  \na();\nc();\n');
   });
 });

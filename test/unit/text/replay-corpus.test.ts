@@ -118,7 +118,7 @@ function replay(seed: number): Map<string, Tally> {
   return tallies;
 }
 
-const DRIFT: readonly PerturbationClass[] = ['trailing_whitespace_added', 'trailing_whitespace_removed', 'indentation_plus_4', 'common_indentation_removed', 'tabs_as_spaces'];
+const DRIFT: readonly PerturbationClass[] = ['trailing_whitespace_added', 'trailing_whitespace_removed', 'indentation_plus_4', 'indentation_plus_2', 'common_indentation_removed', 'tabs_as_spaces'];
 
 describe('issue 13 replay corpus: Edit and Patch under the perturbations models make', () => {
   const totals = new Map<string, Tally>();

@@ -172,6 +172,7 @@ export const CLASSES = [
   'trailing_whitespace_added',
   'trailing_whitespace_removed',
   'indentation_plus_4',
+  'indentation_plus_2',
   'common_indentation_removed',
   'tabs_as_spaces',
   'first_line_missing',
@@ -212,6 +213,11 @@ export function perturb(r: Rng, hunk: Hunk, kind: PerturbationClass): { oldText:
     }
     case 'indentation_plus_4': {
       const shift = (l: string) => (blank(l) ? l : `    ${l}`);
+      return { oldText: mapLines(oldText, shift), newText: mapLines(newText, shift) };
+    }
+    case 'indentation_plus_2': {
+      // Two spaces, also before tabs: a tab stop must not absorb the shift.
+      const shift = (l: string) => (blank(l) ? l : `  ${l}`);
       return { oldText: mapLines(oldText, shift), newText: mapLines(newText, shift) };
     }
     case 'common_indentation_removed': {

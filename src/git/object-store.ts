@@ -84,16 +84,12 @@ export class ObjectStore {
   async sizeOf(oid: string): Promise<number> {
     if (this.syncFs) {
       for (let attempt = 0; attempt < 2; attempt++) {
-        const raw = this.oidBytes(oid);
-        for (const dir of this.dirs) {
-          for (const pack of this.packsOf(dir)) {
-            const position = pack.index.find(raw);
-            if (position < 0) continue;
-            try {
-              return pack.sizeAt(position);
-            } catch (error) {
-              if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
-            }
+        const hit = this.packed(this.oidBytes(oid));
+        if (hit !== null) {
+          try {
+            return hit.pack.sizeAt(hit.position);
+          } catch (error) {
+            if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
           }
         }
         for (const dir of this.dirs) {
@@ -261,19 +257,15 @@ export class ObjectStore {
    * order. A packed repository's objects then cost no file system call before their pack read.
    */
   private readSync(oid: string, retried = false): RawObject | null {
-    const raw = this.oidBytes(oid);
-    for (const dir of this.dirs) {
-      for (const pack of this.packsOf(dir)) {
-        const position = pack.index.find(raw);
-        if (position < 0) continue;
-        try {
-          return pack.readAt(position);
-        } catch (error) {
-          // git repacked (or gc'd) after we listed this pack and deleted it: list the packs again.
-          if (errnoCode(error) !== 'ENOENT' || retried) throw toForgeError(error);
-          this.refresh();
-          return this.readSync(oid, true);
-        }
+    const hit = this.packed(this.oidBytes(oid));
+    if (hit !== null) {
+      try {
+        return hit.pack.readAt(hit.position);
+      } catch (error) {
+        // git repacked (or gc'd) after we listed this pack and deleted it: list the packs again.
+        if (errnoCode(error) !== 'ENOENT' || retried) throw toForgeError(error);
+        this.refresh();
+        return this.readSync(oid, true);
       }
     }
     for (const dir of this.dirs) {
@@ -284,6 +276,17 @@ export class ObjectStore {
     // Another process may have written or repacked since we listed: look once more.
     this.refresh();
     return this.readSync(oid, true);
+  }
+
+  /** The first listed pack (alternates included) that holds the object, and its position there. */
+  private packed(raw: Uint8Array): { pack: PackReader; position: number } | null {
+    for (const dir of this.dirs) {
+      for (const pack of this.packsOf(dir)) {
+        const position = pack.index.find(raw);
+        if (position >= 0) return { pack, position };
+      }
+    }
+    return null;
   }
 
   private hasSync(oid: string): boolean {

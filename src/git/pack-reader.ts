@@ -78,16 +78,8 @@ export class PackReader {
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached.content.length;
     const head = this.readUpTo(offset, FIRST_READ);
-    let i = 0;
-    let byte = head[i++]!;
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 15;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = head[i++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
+    const { typeCode, size, length } = entryHeader(head);
+    let i = length;
     if (typeCode !== OFS_DELTA && typeCode !== REF_DELTA) return size;
     if (typeCode === OFS_DELTA) while (head[i++]! & 0x80);
     else i += 20;
@@ -95,7 +87,8 @@ export class PackReader {
     let at = 0;
     while (delta[at++]! & 0x80); // the base's size
     let target = 0;
-    shift = 0;
+    let shift = 0;
+    let byte: number;
     do {
       byte = delta[at++]!;
       target += (byte & 0x7f) * 2 ** shift;
@@ -182,16 +175,9 @@ export class PackReader {
     if (cached !== undefined) return cached;
 
     const head = this.readUpTo(offset, FIRST_READ);
-    let i = 0;
-    let byte = head[i++]!;
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 15;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = head[i++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
+    const { typeCode, size, length } = entryHeader(head);
+    let i = length;
+    let byte: number;
 
     let result: RawObject;
     if (typeCode === OFS_DELTA) {
@@ -259,4 +245,19 @@ export class PackReader {
   private corrupt(position: number, error: unknown): ForgeError {
     return new ForgeError('OBJECT_CORRUPT', `Cannot inflate object at ${position} of ${this.packPath}: ${(error as Error).message}`);
   }
+}
+
+/** A pack entry's header: its type code and size (of the object, or of the delta), and its length in bytes. */
+function entryHeader(head: Uint8Array): { typeCode: number; size: number; length: number } {
+  let i = 0;
+  let byte = head[i++]!;
+  const typeCode = (byte >> 4) & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 0x80) {
+    byte = head[i++]!;
+    size += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  }
+  return { typeCode, size, length: i };
 }

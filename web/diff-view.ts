@@ -7,20 +7,24 @@
  * Drawing is spread over frames: each file's patch is cut into pieces of CHUNK_LINES lines
  * (`patch-chunks.ts`) drawn within a time budget per frame, so a 10,000-line diff appears at once
  * at its top and the page keeps answering while the rest is drawn. A piece is coloured when it
- * comes near the viewport (colouring 15,000 lines up front cost ~10 s of style work), and pieces
+ * comes near the viewport, a few milliseconds' worth of lines per frame (colouring 15,000 lines
+ * up front cost ~10 s of style work; a whole piece at once was one long task), and pieces
  * off screen skip layout (`content-visibility` in the stylesheet). `data-drawn` on the root says
  * when every piece is drawn, `data-coloured` when the pieces on screen are coloured.
  */
 import { html as diffHtml } from 'diff2html';
 import type { ShownPatch } from '../src/inspect/patches';
 import { h } from './dom';
-import { highlightElement, languageOf } from './highlight';
+import { languageOf, NearScreenColourer } from './highlight';
 import { patchChunks } from './patch-chunks';
 
 export type DiffLayout = 'line-by-line' | 'side-by-side';
 
-const CHUNK_LINES = 200;
-const FRAME_BUDGET_MS = 24;
+/** Lines per piece: diff2html and the HTML parser take ~0.15 ms a line, so a piece is one short task. */
+const CHUNK_LINES = 100;
+/** Main-thread time per frame for drawing pieces, and for colouring lines. */
+const FRAME_BUDGET_MS = 10;
+const COLOUR_BUDGET_MS = 6;
 
 /** diff2html needs git's header lines; the carriage returns become visible marks. */
 function gitPatch(p: ShownPatch, piece: string): string {
@@ -30,17 +34,22 @@ function gitPatch(p: ShownPatch, piece: string): string {
 
 let cancelRunning: (() => void) | undefined;
 
-/** Runs tasks in order within a time budget per frame; the returned function stops it. */
+/**
+ * Runs tasks in order within a time budget per frame, starting now (a small diff is drawn whole
+ * before the caller returns); the returned function stops it.
+ */
 function runInFrames(tasks: Array<() => void>, done: () => void): () => void {
   let index = 0;
   let handle = 0;
   const frame = () => {
     const start = performance.now();
-    while (index < tasks.length && performance.now() - start < FRAME_BUDGET_MS) tasks[index++]!();
+    do tasks[index++]!();
+    while (index < tasks.length && performance.now() - start < FRAME_BUDGET_MS);
     if (index < tasks.length) handle = requestAnimationFrame(frame);
     else done();
   };
-  frame();
+  if (tasks.length) frame();
+  else done();
   return () => cancelAnimationFrame(handle);
 }
 
@@ -53,17 +62,15 @@ export function renderDiff(files: readonly ShownPatch[], layout: DiffLayout): HT
     return root;
   }
   const draws: Array<() => void> = [];
-  const observer = new IntersectionObserver(
-    (entries) => {
-      for (const entry of entries) {
-        if (!entry.isIntersecting) continue;
-        observer.unobserve(entry.target);
-        const language = (entry.target as HTMLElement).dataset.language!;
-        for (const el of entry.target.querySelectorAll('.d2h-code-line-ctn')) highlightElement(el, language);
-      }
-    },
-    { rootMargin: '1500px 0px' },
-  );
+  // A piece near the viewport has its lines coloured, a few milliseconds' worth per frame (a
+  // whole piece at once was one long task).
+  const colourer = new NearScreenColourer('.d2h-code-line-ctn', COLOUR_BUDGET_MS);
+  let frame = 0;
+  // The observer reports what is on screen after the next layout: two frames after the last
+  // piece is drawn, and once those lines are coloured, the diff says it is coloured.
+  const markColoured = () => {
+    frame = requestAnimationFrame(() => (frame = requestAnimationFrame(() => colourer.whenColoured(() => (root.dataset.coloured = 'true')))));
+  };
   for (const file of files) {
     const badges = [
       h(`span.badge.${file.kind}`, {}, file.kind),
@@ -84,20 +91,18 @@ export function renderDiff(files: readonly ShownPatch[], layout: DiffLayout): HT
         const body = h('div.file-body', { dataset: { language } });
         body.innerHTML = diffHtml(gitPatch(file, piece), { outputFormat: layout, drawFileList: false, matching: 'none', diffStyle: 'word' });
         section.append(body);
-        observer.observe(body);
+        colourer.observe(body);
       });
     }
   }
-  let frame = 0;
   const stopDraws = runInFrames(draws, () => {
     root.dataset.drawn = 'true';
-    // The observer reports what is on screen after the next layout: two frames later it is coloured.
-    frame = requestAnimationFrame(() => (frame = requestAnimationFrame(() => (root.dataset.coloured = 'true'))));
+    markColoured();
   });
   cancelRunning = () => {
     stopDraws();
     cancelAnimationFrame(frame);
-    observer.disconnect();
+    colourer.stop();
   };
   return root;
 }

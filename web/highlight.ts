@@ -1,6 +1,7 @@
 /**
  * Syntax colouring with highlight.js (core plus the languages a code repository mostly holds:
- * the full build is ~1 MB, this is a fraction). Callers colour line by line, a slice per frame.
+ * the full build is ~1 MB, this is a fraction). Callers colour line by line, near the viewport
+ * and a few milliseconds' worth per frame (`NearScreenColourer`).
  */
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
@@ -47,16 +48,71 @@ export function highlightElement(el: Element, language: string): void {
   el.innerHTML = result.value;
 }
 
-/** Colours elements a slice per animation frame (a 10,000-line file stays responsive); returns a canceller. */
-export function highlightLater(items: Array<{ el: Element; language: string }>, done?: () => void, slice = 300): () => void {
-  let index = 0;
-  let handle = 0;
-  const step = () => {
-    const end = Math.min(items.length, index + slice);
-    for (; index < end; index++) highlightElement(items[index]!.el, items[index]!.language);
-    if (index < items.length) handle = requestAnimationFrame(step);
-    else done?.();
+/**
+ * Colours the lines of blocks as the blocks come near the viewport, a few milliseconds' worth per
+ * frame: a 10,000-line file or diff is never coloured in one long task, and what is far off
+ * screen is not coloured until it is scrolled to. A block carries its language in
+ * `data-language`; its lines are the elements matching `lines`.
+ */
+export class NearScreenColourer {
+  private readonly queue: Array<{ el: Element; language: string }> = [];
+  private readonly observer: IntersectionObserver;
+  private frame = 0;
+  private waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly lines: string,
+    private readonly budgetMs = 8,
+    rootMargin = '1500px 0px',
+  ) {
+    this.observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if (!entry.isIntersecting) continue;
+          this.observer.unobserve(entry.target);
+          const language = (entry.target as HTMLElement).dataset.language ?? 'plaintext';
+          if (language === 'plaintext') continue;
+          for (const el of entry.target.querySelectorAll(this.lines)) this.queue.push({ el, language });
+        }
+        if (this.queue.length && !this.frame) this.frame = requestAnimationFrame(this.step);
+        else this.settle();
+      },
+      { rootMargin },
+    );
+  }
+
+  observe(block: Element): void {
+    this.observer.observe(block);
+  }
+
+  /** Calls `then` once the lines of the blocks reported so far are coloured. */
+  whenColoured(then: () => void): void {
+    this.waiting.push(then);
+    this.settle();
+  }
+
+  stop(): void {
+    cancelAnimationFrame(this.frame);
+    this.observer.disconnect();
+    this.queue.length = 0;
+    this.waiting = [];
+  }
+
+  private readonly step = () => {
+    this.frame = 0;
+    const start = performance.now();
+    while (this.queue.length && performance.now() - start < this.budgetMs) {
+      const { el, language } = this.queue.shift()!;
+      highlightElement(el, language);
+    }
+    if (this.queue.length) this.frame = requestAnimationFrame(this.step);
+    else this.settle();
   };
-  handle = requestAnimationFrame(step);
-  return () => cancelAnimationFrame(handle);
+
+  private settle(): void {
+    if (this.queue.length || this.frame) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const then of waiting) then();
+  }
 }

@@ -10,7 +10,7 @@ import { discard, merge, mergePreview, rebase, resume, undoLastEdit, type Action
 import { compareView, fileView, treeView, turnView } from './history';
 import { CompareQuerySchema, EmptyBodySchema, FileQuerySchema, MergeBodySchema, MergePreviewQuerySchema, parseInput, RebaseBodySchema, ResumeBodySchema, RevisionSchema } from './inputs';
 import { sessionRows } from './session-rows';
-import { sessionTimeline } from './timeline';
+import { sessionTimeline, timelineLines } from './timeline';
 
 export type ApiResponse = { kind: 'json'; status: number; body: unknown } | { kind: 'ndjson'; rows: AsyncIterable<unknown> };
 
@@ -25,7 +25,10 @@ export interface ApiRequest {
 interface Route {
   method: 'GET' | 'POST';
   pattern: RegExp;
-  /** The result is written as JSON lines, one per item, as they come. */
+  /**
+   * The result is written as JSON lines, one per item, as they come. `run` may first resolve
+   * (opening what the lines come from): a refusal then is a plain error response with its status.
+   */
   ndjson?: true;
   run(ctx: ActionContext, params: string[], request: ApiRequest): Promise<unknown> | AsyncIterable<unknown>;
 }
@@ -37,6 +40,8 @@ const revision = (raw: string) => parseInput(RevisionSchema, decodeURIComponent(
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/sessions$/, ndjson: true, run: (ctx) => sessionRows(ctx.repo) },
   { method: 'GET', pattern: /^\/sessions\/([^/]+)\/timeline$/, run: (ctx, [id]) => sessionTimeline(ctx.repo, session(id!)) },
+  // The same timeline streamed (what the page reads): a header line, then a line per turn as it is computed.
+  { method: 'GET', pattern: /^\/sessions\/([^/]+)\/turns$/, ndjson: true, run: (ctx, [id]) => timelineLines(ctx.repo, session(id!)) },
   {
     method: 'GET',
     pattern: /^\/sessions\/([^/]+)\/merge-preview$/,
@@ -111,7 +116,7 @@ export async function handleApi(ctx: ActionContext, request: ApiRequest): Promis
       const match = route.pattern.exec(request.path);
       if (!match || route.method !== request.method) continue;
       const result = route.run(ctx, match.slice(1), request);
-      return route.ndjson ? { kind: 'ndjson', rows: result as AsyncIterable<unknown> } : ok(await result);
+      return route.ndjson ? { kind: 'ndjson', rows: (await result) as AsyncIterable<unknown> } : ok(await result);
     }
     throw new ForgeError('INSPECT_ROUTE_NOT_FOUND', `No API route ${request.method} /api${request.path}.`, { data: { method: request.method, path: request.path } });
   } catch (error) {

@@ -4,6 +4,7 @@
  * conversation), the files the commit changed with +/- counts, and where undo and resume apply.
  */
 import { diffTrees, type Repository } from '../git';
+import { repositoryCache } from './cache';
 import { shownPatches } from './patches';
 import { parseTrailers, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
 
@@ -39,41 +40,97 @@ export interface Timeline {
   turns: TimelineTurn[];
 }
 
-export async function sessionTimeline(repo: Repository, id: string): Promise<Timeline> {
+/** The timeline without its turns, as the streamed timeline's first line gives it, with the commits to come. */
+export interface TimelineHeader extends Omit<Timeline, 'turns'> {
+  /** Every turn's commit, oldest first (the compare form lists them before the turns arrive). */
+  commits: Array<{ turn: number; commit: string }>;
+}
+
+/** What a commit says about its turn (kept by commit: `cache.ts`). */
+interface CommitMeta {
+  /** The Forge-Session trailer: the walk stops at the first commit of another session. */
+  session: string | undefined;
+  parent: string | undefined;
+  tree: string;
+  turn: number;
+  time: string;
+  summary: string;
+}
+
+/** Room for this many commits, and for the files of this many turns (a 500-turn session is 500). */
+const CACHED_COMMITS = 50_000;
+
+async function commitMeta(repo: Repository, oid: string): Promise<CommitMeta> {
+  const cache = repositoryCache<CommitMeta>(repo, 'timeline-commit', CACHED_COMMITS);
+  const known = cache.get(oid);
+  if (known) return known;
+  const commit = await repo.readCommit(oid);
+  const trailers = parseTrailers(commit.message);
+  const out: CommitMeta = {
+    session: trailers['Forge-Session'],
+    parent: commit.parents[0],
+    tree: commit.tree,
+    turn: Number(trailers['Forge-Turn'] ?? 0),
+    time: new Date(commit.committer.timestamp * 1000).toISOString(),
+    summary: subjectOf(commit.message),
+  };
+  cache.set(oid, out);
+  return out;
+}
+
+/** The files a turn's commit changed, with +/- counts (the session's own state file left out). */
+async function commitFiles(repo: Repository, id: string, oid: string, meta: CommitMeta): Promise<TimelineFile[]> {
+  const cache = repositoryCache<TimelineFile[]>(repo, 'timeline-files', CACHED_COMMITS);
+  const key = `${id}\0${oid}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const parentTree = meta.parent ? (await commitMeta(repo, meta.parent)).tree : null;
+  const changes = (await diffTrees(repo, parentTree, meta.tree)).filter((c) => c.path !== sessionStatePath(id));
+  const files = (await shownPatches(repo, changes)).map((p) => ({ path: p.path, kind: p.kind, added: p.added, removed: p.removed, binary: p.binary }));
+  cache.set(key, files);
+  return files;
+}
+
+/**
+ * A session's timeline in two parts: what is known at once (the session, its pending changes,
+ * its commits: a walk of the branch that reads commits only) and the turns, computed one by
+ * one, oldest first, as they are asked for (each turn's files need a tree diff and a line diff
+ * per file). What a commit gives is kept by commit, so a timeline asked again after a new turn
+ * computes that turn alone. The route `/sessions/:id/turns` streams it; `sessionTimeline` is it
+ * gathered in one object.
+ */
+export async function openTimeline(repo: Repository, id: string): Promise<{ header: TimelineHeader; turns: () => AsyncGenerator<TimelineTurn> }> {
   const store = new SessionStore(repo);
   const session = await store.open(id);
   const state = session.state;
   const pending = (await session.vfs.diff()).map((c) => c.path);
-  const turns: TimelineTurn[] = [];
   // Walk the branch from its head to the commit that started it, as `forge log` does.
+  const commits: Array<{ oid: string; meta: CommitMeta }> = [];
   let oid: string | undefined = (await repo.refs.resolve(`refs/heads/${session.branch}`)) ?? undefined;
   const head = oid!;
   while (oid) {
-    const commit = await repo.readCommit(oid);
-    const trailers = parseTrailers(commit.message);
-    if (trailers['Forge-Session'] !== id) break;
-    const parentTree = commit.parents[0] ? (await repo.readCommit(commit.parents[0])).tree : null;
-    const changes = (await diffTrees(repo, parentTree, commit.tree)).filter((c) => c.path !== sessionStatePath(id));
-    const turn = Number(trailers['Forge-Turn'] ?? 0);
-    const files = (await shownPatches(repo, changes)).map((p) => ({ path: p.path, kind: p.kind, added: p.added, removed: p.removed, binary: p.binary }));
-    turns.push({
-      turn,
-      commit: oid,
-      time: new Date(commit.committer.timestamp * 1000).toISOString(),
-      summary: subjectOf(commit.message),
-      messages: [],
-      toolCalls: [],
-      files,
-    });
-    oid = commit.parents[0];
+    const meta = await commitMeta(repo, oid);
+    if (meta.session !== id) break;
+    commits.push({ oid, meta });
+    oid = meta.parent;
   }
-  turns.reverse();
-  const byTurn = new Map(turns.map((t) => [t.turn, t]));
+  commits.reverse();
   // A resumed session's state carries the conversation of the session it came from: those
-  // messages belong to turns before this branch's first commit and are shown there.
-  for (const m of state.messages) byTurn.get(m.turn)?.messages.push(m);
-  for (const c of state.toolCalls) byTurn.get(c.turn)?.toolCalls.push(c);
-  const out: Timeline = {
+  // messages belong to turns before this branch's first commit and are shown there. Two commits
+  // with one turn number: the later one gets them.
+  const messages = new Map<number, Message[]>();
+  const toolCalls = new Map<number, ToolCallRecord[]>();
+  const known = new Set(commits.map((c) => c.meta.turn));
+  const push = <T>(map: Map<number, T[]>, turn: number, item: T) => {
+    if (!known.has(turn)) return;
+    const list = map.get(turn);
+    if (list) list.push(item);
+    else map.set(turn, [item]);
+  };
+  for (const m of state.messages) push(messages, m.turn, m);
+  for (const c of state.toolCalls) push(toolCalls, c.turn, c);
+  const lastOfTurn = new Map(commits.map((c, i) => [c.meta.turn, i]));
+  const header: TimelineHeader = {
     session: id,
     branch: session.branch,
     head,
@@ -81,8 +138,40 @@ export async function sessionTimeline(repo: Repository, id: string): Promise<Tim
     mode: state.mode,
     undo: state.undo ? { tool: state.undo.tool, turn: state.undo.turn, summary: state.undo.summary } : null,
     pending,
-    turns,
+    commits: commits.map((c) => ({ turn: c.meta.turn, commit: c.oid })),
   };
-  if (state.parent) out.parent = state.parent;
+  if (state.parent) header.parent = state.parent;
+  async function* turns(): AsyncGenerator<TimelineTurn> {
+    for (const [i, { oid: commit, meta }] of commits.entries()) {
+      const own = lastOfTurn.get(meta.turn) === i;
+      yield {
+        turn: meta.turn,
+        commit,
+        time: meta.time,
+        summary: meta.summary,
+        messages: own ? (messages.get(meta.turn) ?? []) : [],
+        toolCalls: own ? (toolCalls.get(meta.turn) ?? []) : [],
+        files: await commitFiles(repo, id, commit, meta),
+      };
+    }
+  }
+  return { header, turns };
+}
+
+export async function sessionTimeline(repo: Repository, id: string): Promise<Timeline> {
+  const { header, turns } = await openTimeline(repo, id);
+  const { commits: _, parent, ...rest } = header;
+  const out: Timeline = { ...rest, turns: [] };
+  for await (const turn of turns()) out.turns.push(turn);
+  if (parent) out.parent = parent;
   return out;
+}
+
+/** The streamed timeline: its header line `{timeline}`, then a line `{turn}` per turn, oldest first. */
+export async function timelineLines(repo: Repository, id: string): Promise<AsyncIterable<{ timeline: TimelineHeader } | { turn: TimelineTurn }>> {
+  const { header, turns } = await openTimeline(repo, id);
+  return (async function* () {
+    yield { timeline: header };
+    for await (const turn of turns()) yield { turn };
+  })();
 }

@@ -87,6 +87,11 @@ describe('forge inspect in chromium', () => {
     // The undo point is the last edit's turn; every commit offers a resume.
     expect(await page.locator('article.turn[data-turn="2"] .undo-point').count()).toBe(1);
     expect(await page.locator('button.resume').count()).toBe(3);
+    // A tool call's arguments and result are there when their fold opens.
+    const read = first.locator('.tool-call[data-tool="read_file"]').first();
+    await read.locator('summary', { hasText: 'arguments' }).click();
+    expect(JSON.parse((await read.locator('pre.args').textContent())!)).toMatchObject({ path: expect.any(String) });
+    await read.locator('summary', { hasText: 'arguments' }).click();
     await shot('timeline');
   });
 
@@ -175,6 +180,9 @@ describe('forge inspect in chromium', () => {
   it('shows a turn committed by another process without a reload', async () => {
     await open('#/s/demo', 'timeline');
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    // A fold left open stays open: the turns that did not change are not drawn again.
+    const fold = page.locator('article.turn[data-turn="1"] .tool-call').first().locator('details').first();
+    await fold.locator('summary').click();
     const calls = [
       { tool: 'read_file', args: { path: 'CHANGELOG.md' } },
       { tool: 'Patch', args: { path: 'CHANGELOG.md', patches: [{ operation: 'append_eof', newText: '- Live from another process.\n' }] } },
@@ -183,6 +191,10 @@ describe('forge inspect in chromium', () => {
     expect(run.status, run.stderr).toBe(0);
     await page.waitForSelector('article.turn[data-turn="3"]', { timeout: 15_000 });
     expect(await page.locator('article.turn[data-turn="3"] .summary').textContent()).toBe('A live turn');
+    expect(await fold.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    // The undo point moved to the new turn.
+    expect(await page.locator('.undo-point').count()).toBe(1);
+    expect(await page.locator('article.turn[data-turn="3"] .undo-point').count()).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
   });
 

@@ -2,14 +2,21 @@
  * A session: its timeline (one row per commit: time, the user message, the assistant's text,
  * each tool call with arguments and result, files with +/- counts, the commit), the undo and
  * resume points, the merge preview, and the actions (merge, rebase, undo, resume, discard).
+ *
+ * The timeline is streamed (`/sessions/:id/turns`: a header line, then a line per turn as the
+ * server computes it) and drawn as it comes, each frame's turns as one piece of markup; turns off
+ * screen skip layout and paint (`content-visibility: auto` in the stylesheet). A tool call's
+ * arguments and result are formatted when their fold is first opened. A live update redraws only
+ * the turns that changed (a new turn, the undo point moving): the others stay as they are, with
+ * their folds and the scroll position.
  */
 import type { MergeResult, RebaseResult } from '../../src/branches';
 import type { UndoResult } from '../../src/inspect/actions';
-import type { Timeline, TimelineTurn } from '../../src/inspect/timeline';
+import type { TimelineHeader, TimelineTurn } from '../../src/inspect/timeline';
 import type { ToolCallRecord } from '../../src/session';
-import { get, post } from '../api';
+import { get, post, stream } from '../api';
 import { confirmAction } from '../confirm';
-import { clear, h, short, when, type Child } from '../dom';
+import { afterPaint, clear, h, html, short, when, type Child, type Html } from '../dom';
 import { conflictReport } from './conflicts';
 
 const enc = encodeURIComponent;
@@ -19,47 +26,28 @@ function json(value: unknown, max = 4000): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
 
-function toolCall(c: ToolCallRecord): HTMLElement {
-  return h(
-    `div.tool-call.${c.ok ? 'ok' : 'failed'}`,
-    { dataset: { tool: c.tool } },
-    h('div.tool-head', {}, h('span.tool-name', {}, c.tool), c.ok ? h('span.badge.ok', {}, 'ok') : h('span.badge.error', {}, `error ${c.error?.code ?? ''}`)),
-    h('details', {}, h('summary', {}, 'arguments'), h('pre.args', {}, json(c.args))),
-    c.ok ? h('details', {}, h('summary', {}, 'result'), h('pre.result', {}, json(c.output))) : h('pre.error-message', {}, c.error?.message ?? ''),
-  );
+/** A tool call; its arguments and result are filled in when their fold opens (`fillFold`). */
+function toolCallHtml(c: ToolCallRecord, index: number): Html {
+  const fold = (part: 'args' | 'result', label: string) => html`<details data-call="${index}" data-part="${part}"><summary>${label}</summary><pre class="${part}"></pre></details>`;
+  return html`<div class="tool-call ${c.ok ? 'ok' : 'failed'}" data-tool="${c.tool}"><div class="tool-head"><span class="tool-name">${c.tool}</span>${c.ok ? html`<span class="badge ok">ok</span>` : html`<span class="badge error">error ${c.error?.code ?? ''}</span>`}</div>${fold('args', 'arguments')}${c.ok ? fold('result', 'result') : html`<pre class="error-message">${c.error?.message ?? ''}</pre>`}</div>`;
 }
 
-function turnRow(t: TimelineTurn, timeline: Timeline, first: boolean): HTMLElement {
+function turnHtml(t: TimelineTurn, timeline: TimelineHeader, first: boolean): string {
   const user = t.messages.filter((m) => m.role === 'user');
   const assistant = t.messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '');
   const isUndoPoint = timeline.undo !== null && timeline.undo.turn === t.turn;
-  return h(
-    'article.turn',
-    { dataset: { turn: t.turn, commit: t.commit } },
-    h(
-      'header.turn-head',
-      {},
-      h('span.turn-no', {}, t.turn === 0 || first ? (timeline.parent && first ? `resumed at turn ${t.turn}` : 'start') : `turn ${t.turn}`),
-      h('span.time', {}, when(t.time)),
-      h('a.commit', { href: `#/c/${t.commit}`, title: 'the conversation and the diff of this turn' }, short(t.commit)),
-      h('span.summary', {}, t.summary),
-      h('a.button', { href: `#/tree/${t.commit}` }, 'files at this commit'),
-      h('button.resume', { type: 'button', onclick: () => resumeFrom(t) }, 'resume from here'),
-      isUndoPoint ? h('span.badge.undo-point', { title: 'forge undo would revert this edit' }, `undo point: ${timeline.undo!.summary}`) : null,
-    ),
-    ...user.map((m) => h('div.msg.user', {}, h('span.role', {}, 'user'), h('div.text', {}, m.content))),
-    ...assistant.map((m) => h('div.msg.assistant', {}, h('span.role', {}, 'assistant'), h('div.text', {}, m.content))),
-    t.toolCalls.length ? h('div.tool-calls', {}, ...t.toolCalls.map(toolCall)) : null,
+  const label = t.turn === 0 || first ? (timeline.parent && first ? `resumed at turn ${t.turn}` : 'start') : `turn ${t.turn}`;
+  return html`<article class="turn" data-turn="${t.turn}" data-commit="${t.commit}"><header class="turn-head"><span class="turn-no">${label}</span><span class="time">${when(t.time)}</span><a class="commit" href="#/c/${t.commit}" title="the conversation and the diff of this turn">${short(t.commit)}</a><span class="summary">${t.summary}</span><a class="button" href="#/tree/${t.commit}">files at this commit</a><button class="resume" type="button">resume from here</button>${
+    isUndoPoint ? html`<span class="badge undo-point" title="forge undo would revert this edit">undo point: ${timeline.undo!.summary}</span>` : ''
+  }</header>${user.map((m) => html`<div class="msg user"><span class="role">user</span><div class="text">${m.content}</div></div>`)}${assistant.map(
+    (m) => html`<div class="msg assistant"><span class="role">assistant</span><div class="text">${m.content}</div></div>`,
+  )}${t.toolCalls.length ? html`<div class="tool-calls">${t.toolCalls.map(toolCallHtml)}</div>` : ''}${
     t.files.length
-      ? h(
-          'ul.files',
-          {},
-          ...t.files.map((f) =>
-            h('li', {}, h('span.path', {}, f.path), ' ', f.binary ? h('span.badge.binary', {}, 'binary') : h('span.counts', {}, h('span.plus', {}, `+${f.added}`), ' ', h('span.minus', {}, `-${f.removed}`))),
-          ),
-        )
-      : null,
-  );
+      ? html`<ul class="files">${t.files.map(
+          (f) => html`<li><span class="path">${f.path}</span> ${f.binary ? html`<span class="badge binary">binary</span>` : html`<span class="counts"><span class="plus">+${f.added}</span> <span class="minus">-${f.removed}</span></span>`}</li>`,
+        )}</ul>`
+      : ''
+  }</article>`.value;
 }
 
 function resumeFrom(t: TimelineTurn): void {
@@ -96,11 +84,12 @@ function rebaseOutcome(r: RebaseResult): Child {
   return h('p.outcome.clean', {}, `Rebased ${r.replayed.length} commit(s) onto ${r.onto.ref}: head `, h('code.result-commit', {}, r.after));
 }
 
-function mergePanel(timeline: Timeline, branches: string[], reload: () => void): HTMLElement {
+/** The merge panel, and the function that runs its preview (the page calls it once the timeline is drawn). */
+function mergePanel(timeline: TimelineHeader, branches: string[], reload: () => void): { panel: HTMLElement; preview: () => void } {
   const defaultTarget = timeline.base.ref && branches.includes(timeline.base.ref) ? timeline.base.ref : branches[0];
   const target = h('select.target', { 'aria-label': 'target branch' }, ...branches.map((b) => h('option', { value: b, selected: b === defaultTarget }, b)));
   const noFf = h('input', { type: 'checkbox', 'aria-label': 'no fast-forward' });
-  const out = h('div.preview-result');
+  const out = h('div.preview-result', {}, h('p', {}, 'Computing the merge (dry run)…'));
   const preview = async () => {
     clear(out);
     out.append(h('p', {}, 'Computing the merge (dry run)…'));
@@ -118,7 +107,7 @@ function mergePanel(timeline: Timeline, branches: string[], reload: () => void):
   mergeButton.addEventListener('click', () =>
     confirmAction(
       `Merge ${timeline.branch} into ${target.value}`,
-      h('p', {}, `Moves branch ${target.value} to include this session's ${timeline.turns.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
+      h('p', {}, `Moves branch ${target.value} to include this session's ${timeline.commits.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
       async () => mergeOutcome(await post<MergeResult>(`/sessions/${enc(timeline.session)}/merge`, { into: target.value, noFf: noFf.checked })),
       reload,
     ),
@@ -132,11 +121,13 @@ function mergePanel(timeline: Timeline, branches: string[], reload: () => void):
       reload,
     ),
   );
-  void preview();
-  return h('section.merge-panel', {}, h('h3', {}, 'Merge preview'), h('div.row', {}, 'into ', target, h('label', {}, noFf, ' --no-ff'), mergeButton, rebaseButton), out);
+  return {
+    preview: () => void preview(),
+    panel: h('section.merge-panel', {}, h('h3', {}, 'Merge preview'), h('div.row', {}, 'into ', target, h('label', {}, noFf, ' --no-ff'), mergeButton, rebaseButton), out),
+  };
 }
 
-function actions(timeline: Timeline, reload: () => void): HTMLElement {
+function actions(timeline: TimelineHeader, reload: () => void): HTMLElement {
   const undo = h('button.undo', { type: 'button', disabled: timeline.undo === null }, 'Undo last edit…');
   undo.addEventListener('click', () =>
     confirmAction(
@@ -164,59 +155,196 @@ function actions(timeline: Timeline, reload: () => void): HTMLElement {
   return h('div.actions', {}, undo, discard);
 }
 
-function compareForm(timeline: Timeline): HTMLElement {
-  const options = () => timeline.turns.map((t) => h('option', { value: t.commit }, `${t.turn === 0 ? 'start' : `turn ${t.turn}`} ${short(t.commit)}`));
-  const from = h('select.from', { 'aria-label': 'compare from' }, ...options());
-  const to = h('select.to', { 'aria-label': 'compare to' }, ...options());
-  to.selectedIndex = timeline.turns.length - 1;
+function compareForm(timeline: TimelineHeader): HTMLElement {
+  const options = timeline.commits.map((t) => html`<option value="${t.commit}">${t.turn === 0 ? 'start' : `turn ${t.turn}`} ${short(t.commit)}</option>`.value).join('');
+  const from = h('select.from', { 'aria-label': 'compare from' });
+  const to = h('select.to', { 'aria-label': 'compare to' });
+  from.innerHTML = to.innerHTML = options;
+  to.selectedIndex = timeline.commits.length - 1;
   const go = h('button', { type: 'button', onclick: () => (location.hash = `#/compare/${from.value}/${to.value}`) }, 'Compare');
   return h('div.compare-form', {}, 'compare ', from, ' with ', to, go);
 }
 
+/** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
+function headNodes(timeline: TimelineHeader, branches: string[], reload: () => void): { nodes: HTMLElement[]; preview: () => void } {
+  const merge = mergePanel(timeline, branches, reload);
+  const nodes = [
+    h(
+      'section.session-head',
+      {},
+      h('h2', {}, `session ${timeline.session}`),
+      h(
+        'dl',
+        {},
+        h('dt', {}, 'branch'),
+        h('dd', {}, timeline.branch),
+        h('dt', {}, 'base'),
+        h('dd', {}, timeline.base.ref ?? '', ' ', h('code', {}, short(timeline.base.commit))),
+        h('dt', {}, 'head'),
+        h('dd', {}, h('code.head', {}, short(timeline.head))),
+        h('dt', {}, 'turns'),
+        h('dd.turn-count', {}, String(timeline.commits.filter((t) => t.turn > 0).length)),
+        timeline.parent ? [h('dt', {}, 'resumed from'), h('dd', {}, h('a', { href: `#/s/${enc(timeline.parent.session)}` }, timeline.parent.session), ` turn ${timeline.parent.turn}`)] : null,
+        h('dt', {}, 'pending'),
+        h('dd', {}, timeline.pending.length ? timeline.pending.join(', ') : 'none'),
+      ),
+      actions(timeline, reload),
+      compareForm(timeline),
+    ),
+    merge.panel,
+  ];
+  return { nodes, preview: merge.preview };
+}
+
+type Line = { timeline: TimelineHeader } | { turn: TimelineTurn } | { error: { code: string; message: string } };
+
 export function timelineView(app: HTMLElement, id: string): { stop: () => void; refresh: () => void } {
   let stopped = false;
-  const load = async () => {
-    const [timeline, { branches }] = await Promise.all([get<Timeline>(`/sessions/${enc(id)}/timeline`), get<{ branches: string[] }>('/branches')]);
-    if (stopped) return;
-    const y = window.scrollY;
-    clear(app);
-    app.append(
-      h(
-        'section.session-head',
-        {},
-        h('h2', {}, `session ${timeline.session}`),
-        h(
-          'dl',
-          {},
-          h('dt', {}, 'branch'),
-          h('dd', {}, timeline.branch),
-          h('dt', {}, 'base'),
-          h('dd', {}, timeline.base.ref ?? '', ' ', h('code', {}, short(timeline.base.commit))),
-          h('dt', {}, 'head'),
-          h('dd', {}, h('code.head', {}, short(timeline.head))),
-          h('dt', {}, 'turns'),
-          h('dd.turn-count', {}, String(timeline.turns.filter((t) => t.turn > 0).length)),
-          timeline.parent ? [h('dt', {}, 'resumed from'), h('dd', {}, h('a', { href: `#/s/${enc(timeline.parent.session)}` }, timeline.parent.session), ` turn ${timeline.parent.turn}`)] : null,
-          h('dt', {}, 'pending'),
-          h('dd', {}, timeline.pending.length ? timeline.pending.join(', ') : 'none'),
-        ),
-        actions(timeline, () => void load()),
-        compareForm(timeline),
-      ),
-      mergePanel(timeline, branches, () => void load()),
-      h('section.timeline', {}, ...timeline.turns.map((t, i) => turnRow(t, timeline, i === 0))),
-    );
-    window.scrollTo(0, y);
-    app.dataset.loaded = 'timeline';
+  let generation = 0;
+  /** What is on the page: the turns by commit, each with the markup it was drawn from. */
+  let shown: Array<{ turn: TimelineTurn; markup: string }> = [];
+  let headShown: HTMLElement[] = [];
+  const byCommit = new Map<string, TimelineTurn>();
+  const section = h('section.timeline');
+  // A fold's text is formatted the first time it opens: on the click that opens it (before it is
+  // drawn open), or on "toggle" for any other way (captured: it does not bubble).
+  const fill = (fold: HTMLDetailsElement | null) => {
+    if (!fold || fold.dataset.filled || fold.dataset.call === undefined) return;
+    const call = byCommit.get(fold.closest<HTMLElement>('article.turn')?.dataset.commit ?? '')?.toolCalls[Number(fold.dataset.call)];
+    if (!call) return;
+    fold.dataset.filled = 'true';
+    fold.querySelector('pre')!.textContent = json(fold.dataset.part === 'args' ? call.args : call.output);
   };
-  void load().catch((e) => {
+  section.addEventListener('click', (e) => {
+    const target = e.target as Element;
+    if (target.closest('summary')) return fill(target.closest('details'));
+    const button = target.closest('button.resume');
+    const turn = byCommit.get(button?.closest<HTMLElement>('article.turn')?.dataset.commit ?? '');
+    if (button && turn) resumeFrom(turn);
+  });
+  section.addEventListener(
+    'toggle',
+    (e) => {
+      const fold = e.target as HTMLDetailsElement;
+      if (fold.open) fill(fold);
+    },
+    true,
+  );
+
+  let abort = new AbortController();
+  const load = async (progressive: boolean) => {
+    const gen = ++generation;
+    // A newer load (or leaving the view) stops this one's stream.
+    abort.abort();
+    abort = new AbortController();
+    const { signal } = abort;
+    const current = () => !stopped && gen === generation;
+    const branches = get<{ branches: string[] }>('/branches').then((b) => b.branches);
+    branches.catch(() => undefined); // reported where the head awaits it (unless the stream failed first)
+    const reload = () => void load(false).catch(failed);
+    let header: TimelineHeader | undefined;
+    let head: Promise<{ nodes: HTMLElement[]; preview: () => void }> | undefined;
+    const turns: Array<{ turn: TimelineTurn; markup: string }> = [];
+    let failure: string | undefined;
+    // First load: the head is drawn as soon as it is known, the turns a frame's worth at a time.
+    let drawn = 0;
+    let scheduled = false;
+    const drawTurns = () => {
+      scheduled = false;
+      if (!section.isConnected || drawn === turns.length) return;
+      const batch = turns.slice(drawn);
+      for (const t of batch) byCommit.set(t.turn.commit, t.turn);
+      section.insertAdjacentHTML('beforeend', batch.map((t) => t.markup).join(''));
+      drawn = turns.length;
+      shown = turns.slice(0, drawn);
+    };
+    await stream<Line>(`/sessions/${enc(id)}/turns`, (line) => {
+      if (!current()) return;
+      if ('error' in line) {
+        failure = `error ${line.error.code}: ${line.error.message}`;
+      } else if ('timeline' in line) {
+        header = line.timeline;
+        const t = header;
+        head = branches.then((b) => headNodes(t, b, reload));
+        if (progressive) {
+          void head.then(({ nodes }) => {
+            if (!current()) return;
+            section.replaceChildren();
+            app.replaceChildren(...nodes, section);
+            headShown = nodes;
+            drawTurns();
+          }, () => undefined); // a failure is reported where the head is awaited below
+        }
+      } else {
+        turns.push({ turn: line.turn, markup: turnHtml(line.turn, header!, turns.length === 0) });
+        if (progressive && !scheduled && section.isConnected) {
+          scheduled = true;
+          requestAnimationFrame(drawTurns);
+        }
+      }
+    }, signal);
+    if (!current()) return;
+    if (!header || !head) throw new Error(failure ?? 'The timeline stream ended without its header.');
+    const { nodes, preview } = await head;
+    if (!current()) return;
+    if (progressive) {
+      if (!section.isConnected) {
+        app.replaceChildren(...nodes, section);
+        headShown = nodes;
+      }
+      drawTurns();
+    } else {
+      // The turns stay where they are (moving them would forget their drawn sizes): the head is replaced before them.
+      const y = window.scrollY;
+      if (section.parentElement !== app) {
+        section.replaceChildren();
+        shown = [];
+        app.replaceChildren(section);
+      }
+      for (const node of headShown) node.remove();
+      for (const node of app.querySelectorAll(':scope > p.refused')) node.remove();
+      section.before(...nodes);
+      headShown = nodes;
+      update(turns);
+      window.scrollTo(0, y);
+    }
+    if (failure) app.append(h('p.refused', {}, failure));
+    app.dataset.loaded = 'timeline';
+    // The dry-run merge (the slowest request of the page) waits until the timeline is on screen.
+    afterPaint(() => {
+      if (current()) preview();
+    });
+  };
+
+  /** Redraws what changed: turns kept in place when their markup is the same, new ones added at the end. */
+  const update = (next: Array<{ turn: TimelineTurn; markup: string }>) => {
+    byCommit.clear();
+    for (const t of next) byCommit.set(t.turn.commit, t.turn);
+    const samePrefix = shown.every((old, i) => i >= next.length || old.turn.commit === next[i]!.turn.commit) && section.children.length === shown.length;
+    if (!samePrefix || next.length < shown.length) {
+      section.innerHTML = next.map((t) => t.markup).join('');
+    } else {
+      const articles = [...section.children];
+      next.forEach((t, i) => {
+        if (i < shown.length) {
+          if (shown[i]!.markup !== t.markup) articles[i]!.outerHTML = t.markup;
+        } else section.insertAdjacentHTML('beforeend', t.markup);
+      });
+    }
+    shown = next;
+  };
+
+  const failed = (e: unknown) => {
+    if (stopped || (e as Error).name === 'AbortError') return;
     clear(app);
     app.append(h('p.refused', {}, String((e as Error).message)));
-  });
+  };
+  void load(true).catch(failed);
   return {
     stop: () => {
       stopped = true;
+      abort.abort();
     },
-    refresh: () => void load(),
+    refresh: () => void load(false).catch(failed),
   };
 }

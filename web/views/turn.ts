@@ -3,7 +3,8 @@ import type { TurnView } from '../../src/inspect/history';
 import type { Message } from '../../src/session';
 import { get } from '../api';
 import { clear, h, short } from '../dom';
-import { renderDiff, type DiffLayout } from '../diff-view';
+import type { DiffLayout } from '../diff-view';
+import { loadCodeView } from '../lazy';
 
 let layout: DiffLayout = 'line-by-line';
 
@@ -18,7 +19,7 @@ function message(m: Message, current: number): HTMLElement {
 
 export function turnView(app: HTMLElement, commit: string): () => void {
   void (async () => {
-    const turn = await get<TurnView>(`/commits/${encodeURIComponent(commit)}/turn`);
+    const [turn, { renderDiff }] = await Promise.all([get<TurnView>(`/commits/${encodeURIComponent(commit)}/turn`), loadCodeView()]);
     clear(app);
     const diffBox = h('div.diff-box');
     const toggle = h('div.layout', {}, ...(['line-by-line', 'side-by-side'] as const).map((l) => h('button', { type: 'button', dataset: { layout: l }, 'aria-pressed': String(l === layout) }, l === 'line-by-line' ? 'unified' : 'side by side')));

@@ -15,6 +15,7 @@ import { ForgeError } from '../../errors';
 import type { Repository } from '../../git';
 import { errorResponse, handleApi, isStateChanging, type ApiResponse } from '../routes';
 import { allowedHosts, checkHost, checkToken, TOKEN_HEADER } from '../security';
+import { warmSessionRows } from '../session-rows';
 import { LiveRefs } from './live';
 
 export interface InspectServerOptions {
@@ -44,6 +45,9 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 };
 
 const MAX_BODY = 1024 * 1024;
+/** A JSON-lines response goes out in chunks of about this size, or of what came in this long. */
+const NDJSON_CHUNK_BYTES = 32 * 1024;
+const NDJSON_CHUNK_MS = 15;
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -62,16 +66,44 @@ async function writeApi(res: ServerResponse, response: ApiResponse): Promise<voi
     send(res, response.status, 'application/json; charset=utf-8', JSON.stringify(response.body));
     return;
   }
-  // Rows are written as they come; a failure after the first row ends the stream with an error line.
+  // Rows are written as they come, gathered into chunks (a write per row made 1,000 chunks of
+  // 300 bytes for the browser to take in one by one): a chunk goes out when it is large or has
+  // waited long enough, so the first rows still arrive at once. A failure after the first row
+  // ends the stream with an error line.
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
+  let chunk = '';
+  let since = performance.now();
+  const flush = async () => {
+    const ready = res.write(chunk);
+    chunk = '';
+    since = performance.now();
+    if (ready || res.destroyed) return;
+    // The socket's buffer is full: wait until it drains, or until the page goes away.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
   try {
+    let first = true;
     for await (const row of response.rows) {
-      if (!res.write(JSON.stringify(row) + '\n')) await new Promise((resolve) => res.once('drain', resolve));
+      // The page stopped reading (it left the view): stop reading the repository for it.
+      if (res.destroyed) break;
+      chunk += JSON.stringify(row) + '\n';
+      if (first || chunk.length >= NDJSON_CHUNK_BYTES || performance.now() - since >= NDJSON_CHUNK_MS) await flush();
+      first = false;
     }
   } catch (error) {
     const failure = errorResponse(error);
-    res.write(JSON.stringify(failure.kind === 'json' ? failure.body : {}) + '\n');
+    chunk += JSON.stringify(failure.kind === 'json' ? failure.body : {}) + '\n';
   }
+  if (res.destroyed) return;
+  if (chunk) res.write(chunk);
   res.end();
 }
 
@@ -101,6 +133,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   const ctx = { repo: options.repo, ...(options.worktree ? { worktree: options.worktree } : {}) };
   const live = new LiveRefs(options.repo, options.liveIntervalMs);
   let hosts = new Set<string>();
+  /** API requests being answered (the session summaries' warm-up waits while there are any). */
+  let answering = 0;
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -113,9 +147,14 @@ export async function startInspectServer(options: InspectServerOptions): Promise
             checkToken(typeof given === 'string' ? given : undefined, token);
           }
           if (url.pathname === '/api/events' && req.method === 'GET') return await live.add(res);
-          const body = req.method === 'POST' ? await readBody(req) : undefined;
-          const query = Object.fromEntries(url.searchParams.entries());
-          return await writeApi(res, await handleApi(ctx, { method: req.method ?? 'GET', path: url.pathname.slice('/api'.length), query, body }));
+          answering++;
+          try {
+            const body = req.method === 'POST' ? await readBody(req) : undefined;
+            const query = Object.fromEntries(url.searchParams.entries());
+            return await writeApi(res, await handleApi(ctx, { method: req.method ?? 'GET', path: url.pathname.slice('/api'.length), query, body }));
+          } finally {
+            answering--;
+          }
         }
         const asset = req.method === 'GET' ? files.get(url.pathname) : undefined;
         if (!asset) throw new ForgeError('INSPECT_ROUTE_NOT_FOUND', `No page at ${req.method} ${url.pathname}.`, { data: { path: url.pathname } });
@@ -133,6 +172,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   });
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(host, port);
+  let closed = false;
+  void warmSessionRows(options.repo, () => closed, () => answering > 0);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/`,
@@ -140,6 +181,7 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     server,
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         live.close();
         server.closeAllConnections();
         server.close(() => resolve());

@@ -5,7 +5,7 @@
  * one turn further; at the end, after recovery, every acknowledged edit is in the branch.
  *
  * Short for CI (FORGE_FAULT_ROUNDS rounds per seed, default 3, and two seeds); a longer run:
- *   FORGE_FAULT_ROUNDS=40 FORGE_FAULT_SEEDS=1,2,3,4,5 npx vitest run test/integration/fault-injection.test.ts
+ *   npm run fault:long   (40 rounds x 8 seeds; or: npm run fault:long -- ROUNDS SEEDS)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';

@@ -121,7 +121,7 @@ export class LooseObjects {
    * fan-out directory (or our temporary file) removed by a concurrent `git gc`/`prune` since
    * it was listed is an ENOENT: forget the listing, create the directory, and try again.
    */
-  write(oid: string, compressed: Uint8Array): void {
+  write(oid: string, compressed: Uint8Array | readonly Uint8Array[]): void {
     const fan = oid.slice(0, 2);
     const dir = joinPath(this.path, fan);
     for (let attempt = 1; ; attempt++) {
@@ -184,10 +184,10 @@ export class LooseObjects {
    * Read-only as git leaves loose objects: created 0444 in one call, or written then chmod-ed
    * where the fs refuses to write into a file it creates read-only (memfs).
    */
-  private writeReadOnly(path: string, data: Uint8Array): void {
+  private writeReadOnly(path: string, data: Uint8Array | readonly Uint8Array[]): void {
     if (this.createReadOnly) {
       try {
-        this.fs.writeFileSync(path, data, { mode: 0o444 });
+        this.writeRuns(path, data, 0o444);
         return;
       } catch (error) {
         if (errnoCode(error) !== 'EACCES') throw error;
@@ -196,8 +196,15 @@ export class LooseObjects {
         this.fs.unlinkSync(path);
       }
     }
-    this.fs.writeFileSync(path, data);
+    this.writeRuns(path, data);
     this.fs.chmodSync(path, 0o444);
+  }
+
+  /** One buffer in one call; several runs (a large object's stream) appended in order. */
+  private writeRuns(path: string, data: Uint8Array | readonly Uint8Array[], mode?: number): void {
+    const runs = data instanceof Uint8Array ? [data] : data;
+    this.fs.writeFileSync(path, runs[0] ?? new Uint8Array(0), mode === undefined ? {} : { mode });
+    for (const run of runs.slice(1)) this.fs.appendFileSync(path, run);
   }
 
   /** Full oids of loose objects starting with an abbreviation. */

@@ -45,8 +45,13 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
+/** The loose-object header: "<type> <size>\0". */
+export function objectHeader(type: ObjectType, size: number): Uint8Array {
+  return encoder.encode(`${type} ${size}\0`);
+}
+
 export function frameObject(type: ObjectType, content: Uint8Array): Uint8Array {
-  const header = encoder.encode(`${type} ${content.length}\0`);
+  const header = objectHeader(type, content.length);
   const out = new Uint8Array(header.length + content.length);
   out.set(header, 0);
   out.set(content, header.length);

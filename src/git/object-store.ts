@@ -11,7 +11,7 @@ import { errnoCode, hasSyncApi, joinPath, type FsSync, type GitFs } from './fs';
 import { AsyncObjects } from './async-objects';
 import { mkdirp } from './fs-capabilities';
 import { LooseObjects, objectWriteError, tempObjectName } from './loose-objects';
-import { frameObject, type ObjectType } from './object-codec';
+import { frameObject, objectHeader, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
 import { fromHex, type GitPlatform, type SyncPlatform } from './platform';
@@ -20,6 +20,8 @@ export type { RawObject };
 
 /** Content kept for objects written and not yet reached by a ref moved since (see settle). */
 const UNSETTLED_BYTES = 256 * 1024 * 1024;
+/** From this size an object is hashed and deflated in parts (see SyncPlatform.deflateParts). */
+const LARGE_OBJECT_BYTES = 1024 * 1024;
 
 interface ObjectDir {
   path: string;
@@ -128,6 +130,14 @@ export class ObjectStore {
    * listed it is written again: a cached listing never stands in for the file.
    */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
+    if (this.syncFs && content.length >= LARGE_OBJECT_BYTES && this.zlib!.sha1HexParts && this.zlib!.deflateParts) {
+      // Large: hashed and deflated as header + content, never framed into one more copy.
+      const parts = [objectHeader(type, content.length), content];
+      const oid = this.zlib!.sha1HexParts(parts);
+      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflateParts(parts));
+      this.remember(oid, type, content);
+      return oid;
+    }
     const framed = frameObject(type, content);
     let oid: string;
     if (this.syncFs) {

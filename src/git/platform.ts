@@ -15,6 +15,13 @@ export interface SyncPlatform {
   /** Whatever the start of a (possibly cut) zlib stream inflates to: an object's header without the object. */
   inflatePrefix(data: Uint8Array): Uint8Array;
   deflate(data: Uint8Array): Uint8Array;
+  /**
+   * Optional, for large objects: the SHA-1 of the parts' concatenation, and one zlib stream of it
+   * as a list of byte runs to write in order, without ever holding the concatenation (a 100 MB
+   * blob framed and deflated whole cost two more copies of it).
+   */
+  sha1HexParts?(parts: readonly Uint8Array[]): string;
+  deflateParts?(parts: readonly Uint8Array[]): Uint8Array[];
 }
 
 /** Whole-buffer string decoding, where the platform has it natively (Node's Buffer). */

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
+import { deflateParts } from './deflate-parts';
 import { createReusedDeflater, createReusedInflater, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from './zlib-contexts';
 
 // Made on first use: a process that only reads never builds a deflate context.
@@ -18,6 +19,12 @@ const sync: SyncPlatform = {
     return inflater.inflate(data, size);
   },
   inflatePrefix: (data) => inflateSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH }),
+  sha1HexParts(parts) {
+    const hash = createHash('sha1');
+    for (const part of parts) hash.update(part);
+    return hash.digest('hex');
+  },
+  deflateParts,
   // At git's default level for loose objects (core.looseCompression is 1); gc repacks them later.
   deflate(data) {
     deflater ??= createReusedDeflater() ?? streamDeflater;

@@ -4,7 +4,7 @@
  * of a session, resume from one into a new session, and the turn log.
  */
 import { ForgeError } from '../errors';
-import { buildTree, diffTrees, ZERO_OID, type Repository, type Signature, type TreeChangeEntry } from '../git';
+import { buildTree, diffTrees, ZERO_OID, type Commit, type Repository, type Signature, type TreeChangeEntry } from '../git';
 import { CommitVfs, FsJournal, PENDING_REF_PREFIX, PendingPin, WorkInProgressVfs, type WorkInProgressOptions } from '../vfs';
 import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumberRecords, type CarryOver } from './carry-over';
 import { SessionLease } from './lease';
@@ -56,12 +56,18 @@ export interface SessionSummary {
   parent?: { session: string; commit: string; turn: number };
 }
 
+/** How many commits in a row without the session's trailer `log` looks through for more of its turns. */
+const MAX_OUTSIDE_COMMITS = 200;
+
 export interface TurnInfo {
+  /** The turn; for a commit made outside forge, the turn it sits on. */
   turn: number;
   commit: string;
   time: string;
   summary: string;
   changedPaths: string[];
+  /** A commit on the session branch that forge did not make (a person's `git commit`, a cherry-pick). */
+  outside?: true;
 }
 
 /** A session as it was at one commit: read-only code and conversation. */
@@ -249,22 +255,31 @@ export class SessionStore {
     let oid = await this.repo.refs.resolve(sessionRef(id));
     if (oid === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id}.`, { data: { id } });
     const turns: TurnInfo[] = [];
+    // Commits made on the branch outside forge (no Forge-Session trailer: a person's commit, a
+    // cherry-pick) are listed where session commits lie below them; below the session's first
+    // commit the branch's base history begins, where the walk ends.
+    let outside: Array<{ oid: string; commit: Commit }> = [];
     while (oid) {
       const commit = await this.repo.readCommit(oid);
       const trailers = parseTrailers(commit.message);
-      if (trailers['Forge-Session'] !== id) break;
-      const parentTree = commit.parents[0] ? (await this.repo.readCommit(commit.parents[0])).tree : null;
-      const changed = (await diffTrees(this.repo, parentTree, commit.tree)).map((c) => c.path).filter((p) => p !== sessionStatePath(id));
-      turns.push({
-        turn: Number(trailers['Forge-Turn'] ?? 0),
-        commit: oid,
-        time: new Date(commit.committer.timestamp * 1000).toISOString(),
-        summary: subjectOf(commit.message),
-        changedPaths: changed,
-      });
+      if (trailers['Forge-Session'] !== id) {
+        outside.push({ oid, commit });
+        if (outside.length > MAX_OUTSIDE_COMMITS) break;
+      } else {
+        const turn = Number(trailers['Forge-Turn'] ?? 0);
+        for (const above of outside) turns.push({ ...(await this.turnInfo(id, above.oid, above.commit, turn)), outside: true });
+        outside = [];
+        turns.push(await this.turnInfo(id, oid, commit, turn));
+      }
       oid = commit.parents[0];
     }
     return turns.reverse();
+  }
+
+  private async turnInfo(id: string, oid: string, commit: Commit, turn: number): Promise<TurnInfo> {
+    const parentTree = commit.parents[0] ? (await this.repo.readCommit(commit.parents[0])).tree : null;
+    const changed = (await diffTrees(this.repo, parentTree, commit.tree)).map((c) => c.path).filter((p) => p !== sessionStatePath(id));
+    return { turn, commit: oid, time: new Date(commit.committer.timestamp * 1000).toISOString(), summary: subjectOf(commit.message), changedPaths: changed };
   }
 
   private async startBranch(state: SessionState, parent: string, subject: string, author?: Partial<Signature>): Promise<Session> {

@@ -193,6 +193,34 @@ describe('forge log / show / resume / cat / ls / materialize', () => {
     expect(text.stdout).toContain('[turn 1] user: first');
   });
 
+  it('log lists commits a person made on the session branch with git, marked as such, between and above the turns', () => {
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'p']);
+    turn('p', [{ tool: 'write_file', args: { path: 'one.txt', content: '1\n' } }], ['--message', 'first']);
+    const personCommit = (subject: string, path: string) => {
+      const tip = git(repo.dir, ['rev-parse', 'forge/session/p']).stdout.trim();
+      const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: `${subject}\n` }).stdout.trim();
+      const tree = git(repo.dir, ['mktree'], { input: `${git(repo.dir, ['ls-tree', tip]).stdout}100644 blob ${blob}\t${path}\n` }).stdout.trim();
+      const commit = git(repo.dir, ['commit-tree', tree, '-p', tip, '-m', subject]).stdout.trim();
+      git(repo.dir, ['update-ref', 'refs/heads/forge/session/p', commit, tip]);
+      return commit;
+    };
+    const between = personCommit('a fix by hand', 'hand.txt');
+    turn('p', [{ tool: 'write_file', args: { path: 'two.txt', content: '2\n' } }], ['--message', 'second']);
+    const above = personCommit('another by hand', 'hand2.txt');
+    const log = forge(['log', 'p', '--repo', repo.dir, '--json']).json();
+    expect(log.turns.map((t: { turn: number; summary: string; outside?: boolean; commit: string }) => [t.turn, t.summary, t.outside ?? false])).toEqual([
+      [0, 'Start forge session p', false],
+      [1, 'first', false],
+      [1, 'a fix by hand', true],
+      [2, 'second', false],
+      [2, 'another by hand', true],
+    ]);
+    expect(log.turns.filter((t: { outside?: boolean }) => t.outside).map((t: { commit: string }) => t.commit)).toEqual([between, above]);
+    const text = forge(['log', 'p', '--repo', repo.dir]).stdout;
+    expect(text).toContain('(not forge, on turn 2)');
+    expect(text).toContain('hand2.txt');
+  });
+
   it('resume starts a new session from a historical commit and leaves the original untouched', () => {
     forge(['session', 'new', '--repo', repo.dir, '--id', 'orig']);
     const t1 = turn('orig', [{ tool: 'write_file', args: { path: 'a.txt', content: 'a1\n' } }], ['--message', 'one']).json();

@@ -16,7 +16,7 @@ export function registerHistory(program: Command): void {
       const turns = await (await openStore(options)).log(id);
       emit(options, { session: id, turns }, () =>
         turns
-          .map((t) => `turn ${t.turn}  ${paint.yellow(shortOid(t.commit))}  ${formatTime(t.time, options.date)}  ${t.summary}${t.changedPaths.length ? '\n' + t.changedPaths.map((p) => `    ${p}`).join('\n') : ''}`)
+          .map((t) => `${t.outside ? `(not forge, on turn ${t.turn})` : `turn ${t.turn}`}  ${paint.yellow(shortOid(t.commit))}  ${formatTime(t.time, options.date)}  ${t.summary}${t.changedPaths.length ? '\n' + t.changedPaths.map((p) => `    ${p}`).join('\n') : ''}`)
           .join('\n'),
       );
     });

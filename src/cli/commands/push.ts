@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import type { AgentEvent } from '../../agent/events';
 import type { Agent } from '../../agent/loop';
 import { ForgeError, toForgeError } from '../../errors';
-import { pushSessions, type PushResult, type RemoteOptions } from '../../remote';
+import { openRemote, pushSessions, type PushResult, type RemoteOptions } from '../../remote';
+import { parseAdvertisement } from '../../remote/advertisement';
+import type { Repository } from '../../git';
 import { createSystemCaFetch } from '../../remote/node/system-ca-fetch';
 import { gitCredentialHelper } from '../../remote/node/git-credential';
 import { common } from '../common';
@@ -82,6 +84,15 @@ export function registerPush(program: Command): void {
  * so a worker killed mid-run loses at most its pending turn. A refused or failed push stops the
  * run (the turn stays committed locally).
  */
+/**
+ * Before a run that pushes after every turn: the remote exists, speaks git's smart HTTP and takes
+ * our credentials for a push, so a wrong --push fails before any session or turn is made.
+ */
+export async function checkPushRemote(repo: Repository, options: { push?: string | boolean; allowHttp?: boolean }): Promise<void> {
+  const { transport } = await openRemote(repo, remoteAccess({ ...(typeof options.push === 'string' ? { remote: options.push } : {}), allowHttp: options.allowHttp ?? false }));
+  parseAdvertisement(await transport.advertisement('git-receive-pack'), 'git-receive-pack', transport.label);
+}
+
 export function pushingAfterEachTurn(agent: Agent, options: { push?: string | boolean; allowHttp?: boolean }, onEvent: (event: AgentEvent) => void): Agent {
   const wrapped = Object.create(agent) as Agent;
   wrapped.runTurn = async (message?: string) => {

@@ -23,7 +23,7 @@ import { cliGlobals } from '../globals';
 import { EXIT_TOOL_CALLS_FAILED, readInput, reportError, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
 import { loadSettings } from '../settings';
-import { pushingAfterEachTurn } from './push';
+import { checkPushRemote, pushingAfterEachTurn } from './push';
 
 interface RunOptions extends CommonOptions {
   session?: string;
@@ -218,6 +218,8 @@ async function run(options: RunOptions): Promise<void> {
   // Before a session is created: a run that cannot be approved changes nothing.
   // (--approve names the built-ins; repository tools are approved by "all" or by their approval file.)
   const approval = approvalPolicy(settings.approve ?? 'ask', approvableNames(cliToolRegistry(runCommand).tools), () => controller.abort());
+  // A --push that cannot work fails now, not after the first turn is committed.
+  if (options.push !== undefined) await checkPushRemote(store.repo, options);
 
   let interrupts = 0;
   const onSigint = () => {

@@ -200,6 +200,20 @@ describe('refusals leave both sides as they were', { timeout: 300_000 }, () => {
     expect(rev(world.serverRepo, 'forge/session/s1')).toBe(rev(a, 'forge/session/s1'));
   });
 
+  it('forge run --push with a remote that cannot take the push fails before any session or turn is made', async () => {
+    const a = world.clone('a', { user: null });
+    const script = writeScript(a, 'r', [turn(1)]);
+    const run = (extra: string[], env: Record<string, string> = {}) => forgeAsync(['run', '--repo', a, '--script', script, '--approve', 'all', '--id', 'r', ...extra], env);
+    const nowhere = await run(['--push', 'nowhere']);
+    expect(nowhere.status).toBe(2);
+    expect(nowhere.stderr).toContain('REMOTE_NOT_FOUND');
+    const refused = await run(['--push'], { FORGE_REMOTE_TOKEN: 'wrong', FORGE_REMOTE_USER: 'alice' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('REMOTE_AUTH_FAILED');
+    expect(rev(a, 'refs/heads/forge/session/r')).toBeNull();
+    expect(rev(world.serverRepo, 'refs/heads/forge/session/r')).toBeNull();
+  });
+
   it("asks git's credential helpers after a 401 (git credential fill), as git would", async () => {
     const a = world.clone('a', { user: null });
     await runTurns(a, 's1', [turn(1)]);

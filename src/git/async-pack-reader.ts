@@ -10,6 +10,7 @@
 import { ForgeError } from '../errors';
 import { applyDelta } from './delta';
 import type { ObjectType } from './object-codec';
+import { entryHeader } from './pack-entry';
 import type { PackIndex } from './pack-index';
 import type { DeltaBaseCache, RawObject } from './pack-reader';
 import { toHex, type GitPlatform } from './platform';
@@ -73,16 +74,9 @@ export class AsyncPackReader {
     const pack = await this.pack();
     const end = this.entryEnd(offset, pack);
     if (offset < 12 || end > pack.length - 20 || end <= offset) throw this.corrupt(offset, 'offset outside the pack');
-    let i = offset;
-    let byte = pack[i++]!;
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 15;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = pack[i++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
+    const { typeCode, size, length } = entryHeader(pack, offset);
+    let i = offset + length;
+    let byte: number;
 
     let result: RawObject;
     if (typeCode === OFS_DELTA) {

@@ -8,6 +8,7 @@ import type { FsSync } from './fs';
 import { applyDelta } from './delta';
 import { WeightedLru } from './lru';
 import type { ObjectType } from './object-codec';
+import { entryHeader } from './pack-entry';
 import { PackIndex } from './pack-index';
 import type { SyncPlatform } from './platform';
 
@@ -245,19 +246,4 @@ export class PackReader {
   private corrupt(position: number, error: unknown): ForgeError {
     return new ForgeError('OBJECT_CORRUPT', `Cannot inflate object at ${position} of ${this.packPath}: ${(error as Error).message}`);
   }
-}
-
-/** A pack entry's header: its type code and size (of the object, or of the delta), and its length in bytes. */
-function entryHeader(head: Uint8Array): { typeCode: number; size: number; length: number } {
-  let i = 0;
-  let byte = head[i++]!;
-  const typeCode = (byte >> 4) & 7;
-  let size = byte & 15;
-  let shift = 4;
-  while (byte & 0x80) {
-    byte = head[i++]!;
-    size += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  }
-  return { typeCode, size, length: i };
 }

@@ -8,6 +8,7 @@
 import { ForgeError } from '../errors';
 import type { ObjectType, Repository } from '../git';
 import { applyDelta } from '../git/delta';
+import { entryHeader } from '../git/pack-entry';
 import { frameObject } from '../git/object-codec';
 
 /** Inflates the zlib stream at `offset`, which must give `size` bytes; reports the compressed length. */
@@ -55,15 +56,9 @@ export async function unpackInto(repo: Repository, pack: Uint8Array, inflate: St
   let at = 12;
   for (let i = 0; i < count; i++) {
     const offset = at;
-    let byte = pack[at++]!;
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 0x0f;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = pack[at++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
+    const { typeCode, size, length } = entryHeader(pack, at);
+    at += length;
+    let byte: number;
     const entry: Entry = { offset, content: new Uint8Array(0) };
     if (typeCode === OFS_DELTA) {
       byte = pack[at++]!;

@@ -33,7 +33,7 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   if (fuzzy.dropFirstLine) parsed = { ...parsed, lines: parsed.lines.slice(1) };
   if (fuzzy.dropLastLine) parsed = { lines: parsed.lines.slice(0, -1), endsWithNewline: true };
 
-  const shift = new IndentShift(fuzzy);
+  const shift = new IndentShift(fuzzy, tabWidthOfText(fuzzy, parsed.lines));
   const unchanged = consistentMap(fuzzy.pairs.map((p) => [p.given, p.file]));
   // The same, whatever whitespace the new text repeats a line with at its end.
   const unchangedButEnd = consistentMap(fuzzy.pairs.map((p) => [stripEnd(p.given), p.file]));
@@ -108,13 +108,13 @@ class IndentShift {
   private readonly removed: string | null;
   private readonly added: string | null;
 
-  constructor(fuzzy: FuzzyAdjustment) {
+  constructor(fuzzy: FuzzyAdjustment, tabWidth: number | null) {
     const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
     this.known = consistentMap(pairs);
     this.keys = [...this.known.keys()].sort((a, b) => b.length - a.length);
     this.givenUnit = unitOf(this.known.keys());
     this.fileUnit = unitOf(this.known.values());
-    this.tabWidth = fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
+    this.tabWidth = tabWidth ?? fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
     this.delta = indentColumns(fuzzy.indentTo, this.tabWidth) - indentColumns(fuzzy.indentFrom, this.tabWidth);
     const [from, to] = [fuzzy.indentFrom, fuzzy.indentTo];
     this.removed = from.length > to.length && from.endsWith(to) ? from.slice(0, from.length - to.length) : null;
@@ -151,4 +151,29 @@ function measuredTabWidth(pairs: [string, string][]): number | null {
     if (tabs > 0 && spaces % tabs === 0 && TAB_WIDTHS.includes(spaces / tabs)) return spaces / tabs;
   }
   return null;
+}
+
+/**
+ * Tabs written as spaces, with the old text also shifted: matched at one depth, 8 spaces for one
+ * tab is a tab of 8, or a tab of 4 and 4 columns of shift, and the matcher prefers no shift. The
+ * new text tells them apart: a model writes one indentation step as one tab's worth of spaces, so
+ * the greatest common divisor of the space indentations it wrote (old and new text) is its tab,
+ * when that is a usual width under which every matched line differs from the file's by one
+ * constant shift. Null: no better evidence than the matcher's.
+ */
+function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[]): number | null {
+  const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
+  if (unitOf(pairs.map(([given]) => given)) !== 'space' || unitOf(pairs.map(([, file]) => file)) !== 'tab') return null;
+  const widths = [...pairs.map(([given]) => given), ...newLines.filter((l) => !isBlank(l)).map(leadingWhitespace)].filter((ws) => /^ +$/.test(ws)).map((ws) => ws.length);
+  // The matcher's width stands unless the text itself writes a step it cannot be (12 spaces with a tab of 8).
+  const chosen = fuzzy.tabWidth ?? measuredTabWidth(pairs);
+  if (chosen !== null && widths.every((w) => w % chosen === 0)) return null;
+  const step = widths.reduce(gcd, 0);
+  if (!TAB_WIDTHS.includes(step)) return null;
+  const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, step) - indentColumns(given, step)));
+  return shifts.size === 1 ? step : null;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }

@@ -170,6 +170,16 @@ describe('re-indenting variants of mechanisms 1 and 2', () => {
     both(TABBED, '            run()\n', '            run()\n                deeper()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t\tdeeper()\n\t}\n}\n');
   });
 
+  it('tabs written as 4 spaces and also shifted +4, matched at one depth: the new text\'s 12 spaces are two tabs, not a tab and 4 spaces', () => {
+    // 8 spaces for one tab fits a tab of 8 with no shift, or a tab of 4 shifted by 4; the new text says which.
+    both(TABBED, '        if ok {\n', '        if ok {\n            log()\n', 'func main() {\n\tif ok {\n\t\tlog()\n\t\trun()\n\t}\n}\n');
+    both(TABBED, '        if ok {\n            run()\n', '        if ok {\n            run()\n            log()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\tlog()\n\t}\n}\n');
+  });
+
+  it('tabs written as 8 spaces (a tab of 8), not shifted: 16 spaces stay two tabs', () => {
+    both(TABBED, '        if ok {\n', '        if ok {\n                log()\n', 'func main() {\n\tif ok {\n\t\tlog()\n\t\trun()\n\t}\n}\n');
+  });
+
   it('a repeated unchanged line keeps each copy\'s own line-end whitespace when the new text repeats it as often', () => {
     const original = 'a();  \na();\nb();\n';
     both(original, 'a();\na();\nb();\n', 'a();\na();\nc();\n', 'a();  \na();\nc();\n');

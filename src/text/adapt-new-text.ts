@@ -23,6 +23,12 @@ export interface AdaptedText {
   text: string;
   /** Lines written less indented than the shift allows, placed at column 0; the caller mentions them. */
   lessIndentedLines: number;
+  /**
+   * The file's tabs were written as spaces and shifted, and a tab of 4 and one of 8 both fit
+   * (12 spaces for one tab: 8 shifted by 4, or 4 shifted by 8) but indent the new lines
+   * differently: the caller refuses rather than guess. The first new line they differ on.
+   */
+  ambiguousTabWidth?: { newLine: string };
 }
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
@@ -33,7 +39,8 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   if (fuzzy.dropFirstLine) parsed = { ...parsed, lines: parsed.lines.slice(1) };
   if (fuzzy.dropLastLine) parsed = { lines: parsed.lines.slice(0, -1), endsWithNewline: true };
 
-  const shift = new IndentShift(fuzzy, tabWidthOfText(fuzzy, parsed.lines));
+  const width = tabWidthOfText(fuzzy, parsed.lines);
+  const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
   const unchanged = consistentMap(fuzzy.pairs.map((p) => [p.given, p.file]));
   // The same, whatever whitespace the new text repeats a line with at its end.
   const unchangedButEnd = consistentMap(fuzzy.pairs.map((p) => [stripEnd(p.given), p.file]));
@@ -51,7 +58,20 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
     if (moved.clamped) lessIndentedLines++;
     return moved.ws + body;
   });
-  return { text: joinLines({ ...parsed, lines }), lessIndentedLines };
+  const text = joinLines({ ...parsed, lines });
+  if (width !== 'ambiguous') return { text, lessIndentedLines };
+  const other = new IndentShift(fuzzy, 8);
+  const differing = parsed.lines.find((line, i) => !isBlank(line) && lines[i] !== line && shift.apply(leadingWhitespace(line)).ws !== other.apply(leadingWhitespace(line)).ws);
+  return differing === undefined ? { text, lessIndentedLines } : { text, lessIndentedLines, ambiguousTabWidth: { newLine: differing } };
+}
+
+/** Why an ambiguous tab width applied nothing, for the model (`old`/`new` name the fields). */
+export function ambiguousTabWidthMessage(a: { newLine: string }, old: string, neu: string): string {
+  return (
+    `${old} did not match exactly: it writes the file's tab indentation as spaces and is also shifted, so a tab of 4 and a tab ` +
+    `of 8 columns both fit it, and they would indent ${JSON.stringify(a.newLine)} of ${neu} differently: nothing was changed. ` +
+    `Write the indentation of ${old} and ${neu} with tabs, as read_file shows the file.`
+  );
 }
 
 function stripEnd(line: string): string {
@@ -154,26 +174,31 @@ function measuredTabWidth(pairs: [string, string][]): number | null {
 }
 
 /**
- * Tabs written as spaces, with the old text also shifted: matched at one depth, 8 spaces for one
- * tab is a tab of 8, or a tab of 4 and 4 columns of shift, and the matcher prefers no shift. The
- * new text tells them apart: a model writes one indentation step as one tab's worth of spaces, so
- * the greatest common divisor of the space indentations it wrote (old and new text) is its tab,
- * when that is a usual width under which every matched line differs from the file's by one
- * constant shift. Null: no better evidence than the matcher's.
+ * The tab width to re-indent with when the old text wrote the file's tabs as spaces. A reading
+ * under which nothing moved (spaces = tabs x width) is the plain one and stands, unless the new
+ * text rules it out. Otherwise every usual width under which the matched lines differ from the
+ * file's by one constant is a reading (one depth of 12 spaces for one tab: a tab of 8 shifted by
+ * 4, a tab of 4 shifted by 8, ...), and the new text's own steps (how far its lines go past the old
+ * text's indentation) must be whole tabs of it. Tabs of 4 and 8 are what tabs are written as; when
+ * both are still possible the answer cannot be known, and 'ambiguous' makes the caller refuse.
+ * Null: nothing to decide (not tabs written as spaces), the matcher's width stands.
  */
-function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[]): number | null {
+function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[]): number | 'ambiguous' | null {
   const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
   if (unitOf(pairs.map(([given]) => given)) !== 'space' || unitOf(pairs.map(([, file]) => file)) !== 'tab') return null;
-  const widths = [...pairs.map(([given]) => given), ...newLines.filter((l) => !isBlank(l)).map(leadingWhitespace)].filter((ws) => /^ +$/.test(ws)).map((ws) => ws.length);
-  // The matcher's width stands unless the text itself writes a step it cannot be (12 spaces with a tab of 8).
-  const chosen = fuzzy.tabWidth ?? measuredTabWidth(pairs);
-  if (chosen !== null && widths.every((w) => w % chosen === 0)) return null;
-  const step = widths.reduce(gcd, 0);
-  if (!TAB_WIDTHS.includes(step)) return null;
-  const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, step) - indentColumns(given, step)));
-  return shifts.size === 1 ? step : null;
-}
-
-function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
+  const copies = new Set(fuzzy.pairs.map((p) => stripEnd(p.given)));
+  const steps = newLines
+    .filter((l) => !isBlank(l) && !copies.has(stripEnd(l)) && /^ *$/.test(leadingWhitespace(l)))
+    .map((l) => Math.abs(leadingWhitespace(l).length - fuzzy.indentFrom.length))
+    .filter((d) => d > 0);
+  const readings = new Map<number, number>();
+  for (const width of TAB_WIDTHS) {
+    const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, width) - indentColumns(given, width)));
+    if (shifts.size === 1 && steps.every((d) => d % width === 0)) readings.set(width, [...shifts][0]!);
+  }
+  const plain = [...readings].find(([, shift]) => shift === 0);
+  if (plain !== undefined) return plain[0] === (fuzzy.tabWidth ?? plain[0]) ? null : plain[0];
+  if (readings.size === 0) return null;
+  if (readings.has(4) && readings.has(8)) return steps.length === 0 ? null : 'ambiguous';
+  return readings.has(4) ? 4 : readings.has(8) ? 8 : [...readings.keys()][0]!;
 }

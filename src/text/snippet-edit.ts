@@ -10,7 +10,7 @@
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { editError, type SnippetEditResult } from './edit-result';
-import { adaptNewText } from './adapt-new-text';
+import { adaptNewText, ambiguousTabWidthMessage } from './adapt-new-text';
 import { findExactMatches, locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { LineIndex } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
@@ -82,7 +82,9 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
   const { startLine, endLine } = index.lineRange(outcome.start, outcome.end);
   const newlineKind = analyzeNewlines(original).dominant;
   const fuzzy = outcome.fuzzy;
-  const inserted = fuzzy === null ? request.newSnippet : adaptNewText(newSnippet, fuzzy).text;
+  const adapted = fuzzy === null ? null : adaptNewText(newSnippet, fuzzy);
+  if (adapted?.ambiguousTabWidth) return editError('TEXT_INDENTATION_UNCLEAR', ambiguousTabWidthMessage(adapted.ambiguousTabWidth, 'old_snippet', 'new_snippet'));
+  const inserted = adapted === null ? request.newSnippet : adapted.text;
   const replacement = convertNewlines(inserted, newlineKind);
   const text = original.slice(0, view.toOriginal(outcome.start)) + replacement + original.slice(view.toOriginal(outcome.end));
   const how =

@@ -176,6 +176,17 @@ describe('re-indenting variants of mechanisms 1 and 2', () => {
     both(TABBED, '        if ok {\n            run()\n', '        if ok {\n            run()\n            log()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\tlog()\n\t}\n}\n');
   });
 
+  it('tabs written as spaces and shifted, where a tab of 4 and a tab of 8 both fit and indent the new text differently: refused, never guessed', () => {
+    // 12 spaces for one tab: a tab of 8 shifted by 4, or a tab of 4 shifted by 8; 20 spaces is then two tabs or three.
+    const result = edit(TABBED, '            if ok {\n', '            if ok {\n                    log()\n');
+    expect(result.status).toBe('error');
+    expect(result).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect((result as { message: string }).message).toMatch(/tab of 4 and a tab of 8/);
+    expect(() => patch(TABBED, '            if ok {\n', '            if ok {\n                    log()\n')).toThrow(expect.objectContaining({ code: 'TEXT_INDENTATION_UNCLEAR' }));
+    // The same old text with a step only a tab of 4 takes (4 spaces) is applied.
+    both(TABBED, '            if ok {\n', '            if ok {\n                log()\n', 'func main() {\n\tif ok {\n\t\tlog()\n\t\trun()\n\t}\n}\n');
+  });
+
   it('tabs written as 8 spaces (a tab of 8), not shifted: 16 spaces stay two tabs', () => {
     both(TABBED, '        if ok {\n', '        if ok {\n                log()\n', 'func main() {\n\tif ok {\n\t\tlog()\n\t\trun()\n\t}\n}\n');
   });

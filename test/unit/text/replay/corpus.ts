@@ -177,6 +177,9 @@ export const CLASSES = [
   'tabs_as_spaces',
   'first_line_missing',
   'first_line_cut',
+  // Two perturbations at once (outside issue 13's classes): tabs as spaces, then shifted +4.
+  // Where a tab of 4 and one of 8 both fit, refusing is right; a wrong result never is.
+  'tabs_as_spaces_shifted',
 ] as const;
 export type PerturbationClass = (typeof CLASSES)[number];
 
@@ -232,6 +235,12 @@ export function perturb(r: Rng, hunk: Hunk, kind: PerturbationClass): { oldText:
       if (!oldText.split('\n').some((l) => l.startsWith('\t'))) return null;
       const width = pick(r, [4, 4, 4, 8, 2]);
       const spaces = (l: string) => l.replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * width));
+      return { oldText: mapLines(oldText, spaces), newText: mapLines(newText, spaces) };
+    }
+    case 'tabs_as_spaces_shifted': {
+      if (!oldText.split('\n').some((l) => l.startsWith('\t'))) return null;
+      const width = pick(r, [4, 4, 8]);
+      const spaces = (l: string) => (blank(l) ? l : `    ${l.replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * width))}`);
       return { oldText: mapLines(oldText, spaces), newText: mapLines(newText, spaces) };
     }
     case 'first_line_missing': {

@@ -66,6 +66,18 @@ export async function leftRight(load: CommitLoader, leftTips: readonly string[],
     const flag = flags.get(oid)!;
     for (const parent of (await load(oid)).parents) await paint(parent, flag);
   }
+  // A commit that became common after its one-sided flag went down its parents (a tie in time:
+  // commits of the same second) leaves that flag below it when the walk stops. Carry "common"
+  // down through the commits already visited; the ones never visited are not counted anyway.
+  const common = queue.map((q) => q.oid).filter((oid) => flags.get(oid) === BOTH);
+  while (common.length > 0) {
+    for (const parent of (await load(common.pop()!)).parents) {
+      const flag = flags.get(parent);
+      if (flag === undefined || flag === BOTH) continue;
+      flags.set(parent, BOTH);
+      common.push(parent);
+    }
+  }
   return { left: order.filter((o) => flags.get(o) === LEFT), right: order.filter((o) => flags.get(o) === RIGHT) };
 }
 

@@ -11,11 +11,11 @@ const dag = fc.integer({ min: 1, max: 40 }).chain((n) =>
   ),
 );
 
-function build([parentPicks, times, skew]: [number[][], number[], boolean]) {
+function build([parentPicks, times, skew]: [number[][], number[], boolean | 'ties']) {
   const commits = new Map<string, CommitInfo>();
   parentPicks.forEach((picks, i) => {
     const parents = i === 0 ? [] : [...new Set(picks.map((p) => `c${p % i}`))];
-    commits.set(`c${i}`, { parents, time: skew ? times[i]! : i * 10 });
+    commits.set(`c${i}`, { parents, time: skew === 'ties' ? Math.floor(i / 4) : skew ? times[i]! : i * 10 });
   });
   const reach = (oid: string, seen = new Set<string>()) => {
     if (seen.has(oid)) return seen;
@@ -41,6 +41,27 @@ describe('leftRight', () => {
         expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
         const d = await divergence(load, l, r);
         expect([d.ahead, d.behind]).toEqual([got.left.length, got.right.length]);
+      }),
+    );
+  });
+
+  it("commits made in the same second (a fast agent's turns) still give exact reachability: a turn is a fast-forward of the one before", async () => {
+    // A linear history in one second: the ancestor test the push makes before every turn's push.
+    const chain = new Map<string, CommitInfo>(Array.from({ length: 8 }, (_, i) => [`c${i}`, { parents: i === 0 ? [] : [`c${i - 1}`], time: 1_700_000_000 }]));
+    const loadChain = async (oid: string) => chain.get(oid)!;
+    for (let i = 0; i < 7; i++) expect(await isAncestorOf(loadChain, `c${i}`, `c${i + 1}`)).toBe(true);
+    expect(await divergence(loadChain, 'c7', 'c6')).toEqual({ ahead: 1, behind: 0, state: 'ahead' });
+    await fc.assert(
+      fc.asyncProperty(dag.map(([p, t]) => [p, t, 'ties'] as [number[][], number[], 'ties']), fc.nat(), fc.nat(), async (g, a, b) => {
+        const { load, reach, n } = build(g);
+        const l = `c${a % n}`;
+        const r = `c${b % n}`;
+        const got = await leftRight(load, [l], [r]);
+        const L = reach(l);
+        const R = reach(r);
+        expect(new Set(got.left)).toEqual(new Set([...L].filter((x) => !R.has(x))));
+        expect(new Set(got.right)).toEqual(new Set([...R].filter((x) => !L.has(x))));
+        expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
       }),
     );
   });

@@ -19,6 +19,7 @@
  * existing files, like real work). If the output exists with a stamp of the same parameters it
  * is reused. Prints a summary JSON on stdout; progress goes to stderr.
  */
+import { prng } from './bench-kit.mjs';
 import { HERMETIC_ENV } from './git-env.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -99,20 +100,6 @@ function fail(message) {
 
 // ---------- seeded randomness ----------
 
-/** mulberry32: tiny, fast, and identical on every platform. */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (min, max) => min + Math.floor(next() * (max - min + 1));
-  next.pick = (list) => list[Math.floor(next() * list.length)];
-  return next;
-}
 
 // ---------- layout: directories and file names ----------
 

@@ -27,20 +27,19 @@
  * marked in the table, and the script exits 1 (after measuring the other cases).
  */
 import { HERMETIC_ENV } from './git-env.mjs';
+import * as kit from './bench-kit.mjs';
+import { MAX_BUFFER, TIME_BIN, inspectRepo, median, prng, readBlobs, sha1 } from './bench-kit.mjs';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TIME_BIN = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const INPROC = join(ROOT, 'bench', 'inproc.mjs');
 const GIT_TURN = join(ROOT, 'bench', 'git-turn.sh');
 const GIT_BIG_EDIT = join(ROOT, 'bench', 'git-big-edit.sh');
 const GIT_WORKTREE_TURN = join(ROOT, 'bench', 'git-worktree-turn.sh');
-const MAX_BUFFER = 1 << 30;
 export const REAL_START = '<!-- real-like:start -->';
 export const REAL_END = '<!-- real-like:end -->';
 
@@ -90,61 +89,15 @@ const ENV = {
   GIT_COMMITTER_EMAIL: 'bench@bench.invalid',
 };
 
-function run(cmd, args, { input, env = ENV, encoding = 'utf8', cwd = ROOT, ok = [0] } = {}) {
-  const result = spawnSync(cmd, args, { input: typeof input === 'string' ? Buffer.from(input) : input, env, encoding, cwd, maxBuffer: MAX_BUFFER });
-  if (result.error) throw result.error;
-  if (!ok.includes(result.status)) {
-    throw new Error(`${cmd} ${args.join(' ').slice(0, 300)} exited with ${result.status}:\n${String(result.stderr).slice(0, 2000)}${String(result.stdout).slice(0, 1000)}`);
-  }
-  return result.stdout;
-}
+const run = (cmd, args, options = {}) => kit.run(cmd, args, { env: ENV, ...options });
+const timeProcess = (cmd, args, options = {}) => kit.timeProcess(cmd, args, { env: ENV, ...options });
+const ensureBuilt = () => kit.ensureBuilt(log, fail);
 
-/**
- * A whole process, as scripts/bench.mjs times it: wall time with hrtime around spawnSync, peak
- * RSS (KiB) with `/usr/bin/time -f %M` (of the process, or of its largest descendant for a
- * script). Both sides of a comparison go through the same wrapper. `ok`: accepted exit codes.
- */
-function timeProcess(cmd, args, { env = ENV, encoding = 'buffer', cwd = ROOT, ok = [0] } = {}) {
-  const rssFile = join(tmpdir(), `forge-real-like-rss-${process.pid}`);
-  const [file, argv] = TIME_BIN ? [TIME_BIN, ['-f', '%M', '-o', rssFile, cmd, ...args]] : [cmd, args];
-  const t0 = process.hrtime.bigint();
-  const result = spawnSync(file, argv, { env, encoding, cwd, maxBuffer: MAX_BUFFER });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (result.error) throw result.error;
-  if (!ok.includes(result.status)) {
-    throw new Error(`${cmd} ${args.join(' ').slice(0, 300)} exited with ${result.status}:\n${String(result.stderr).slice(0, 2000)}\n${String(result.stdout).slice(0, 1000)}`);
-  }
-  let rssKiB = null;
-  if (TIME_BIN) {
-    const last = readFileSync(rssFile, 'utf8').trim().split('\n').pop();
-    rssKiB = Number(last);
-    rmSync(rssFile, { force: true });
-  }
-  return { ms, rssKiB, stdout: result.stdout, status: result.status };
-}
 
-const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
+
 const blobOid = (bytes) => sha1(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]));
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
-/** mulberry32, as bench/make-repo.mjs. */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (min, max) => min + Math.floor(next() * (max - min + 1));
-  return next;
-}
 
 /** Disk used by a directory tree, in KiB (allocated blocks, as `du -sk`). */
 function diskKiB(...paths) {
@@ -191,24 +144,7 @@ function firstDifference(a, b) {
 
 // ---------- build and repository ----------
 
-function newestMtime(path) {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
-}
 
-/** As scripts/bench.mjs: npm run build when dist/ is missing or older than its inputs. */
-function ensureBuilt() {
-  const outputs = ['index.js', 'cli.js', 'forge.cjs'].map((f) => join(ROOT, 'dist', f));
-  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts', 'build.mjs'), join(ROOT, 'scripts', 'cli-launcher.mjs'), join(ROOT, 'package.json')];
-  const built = outputs.every((f) => existsSync(f)) ? Math.min(...outputs.map((f) => statSync(f).mtimeMs)) : -1;
-  if (built >= Math.max(...inputs.map(newestMtime))) return;
-  log('dist/ is missing or older than src/: npm run build');
-  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) fail('npm run build failed');
-}
 
 function makeRepo(opts) {
   const args = [join(ROOT, 'bench', 'make-repo.mjs'), '--profile', 'real', ...opts.make];
@@ -218,45 +154,7 @@ function makeRepo(opts) {
   return JSON.parse(result.stdout);
 }
 
-/** Every file at main (mode, oid, size, path) and each object's delta chain depth in the pack. */
-function inspectRepo(gitdir) {
-  const files = run('git', [`--git-dir=${gitdir}`, 'ls-tree', '-r', '-l', '-z', 'main'])
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
-      return { mode, type, oid, size: Number(size), path: line.slice(tab + 1) };
-    });
-  const base = new Map();
-  for (const line of run('git', [`--git-dir=${gitdir}`, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(deltabase)']).trim().split('\n')) {
-    const [oid, deltaBase] = line.split(' ');
-    if (!/^0+$/.test(deltaBase)) base.set(oid, deltaBase);
-  }
-  const depthOf = (oid) => {
-    let depth = 0;
-    for (let o = oid; base.has(o); o = base.get(o)) depth++;
-    return depth;
-  };
-  return { files, depthOf };
-}
 
-/** Contents by oid, through one `git cat-file --batch`. */
-function readBlobs(gitdir, oids) {
-  const unique = [...new Set(oids)];
-  const out = run('git', [`--git-dir=${gitdir}`, 'cat-file', '--batch'], { input: unique.join('\n') + '\n', encoding: 'buffer' });
-  const blobs = new Map();
-  let at = 0;
-  for (const oid of unique) {
-    const eol = out.indexOf(10, at);
-    const header = out.subarray(at, eol).toString();
-    const size = Number(header.split(' ')[2]);
-    if (!header.startsWith(`${oid} blob `)) throw new Error(`cat-file --batch answered ${header} for ${oid}`);
-    blobs.set(oid, out.subarray(eol + 1, eol + 1 + size));
-    at = eol + 1 + size + 1;
-  }
-  return blobs;
-}
 
 // ---------- the scenario: branches made once with fast-import ----------
 

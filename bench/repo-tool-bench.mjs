@@ -8,16 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './bench-kit.mjs';
 
 const dist = process.env.FORGE_BENCH_DIST ?? new URL('../dist/', import.meta.url).pathname;
 const forge = await import(join(dist, 'index.js'));
 const runs = Number(process.argv[2] ?? 30);
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 const TOOL = `export const description = 'Appends a line to a file.';
 export const schema = { type: 'object', properties: { path: { type: 'string' }, line: { type: 'string' } }, required: ['path', 'line'] };

@@ -22,18 +22,16 @@
  */
 import { browserSectionOf } from '../bench/browser-section.mjs';
 import { HERMETIC_ENV } from '../bench/git-env.mjs';
+import * as kit from '../bench/bench-kit.mjs';
+import { MAX_BUFFER, TIME_BIN, inspectRepo, median, readBlobs, sha1 } from '../bench/bench-kit.mjs';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TIME_BIN = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const INPROC = join(ROOT, 'bench', 'inproc.mjs');
 const GIT_TURN = join(ROOT, 'bench', 'git-turn.sh');
-const MAX_BUFFER = 1 << 30;
 
 // ---------- arguments ----------
 
@@ -81,38 +79,11 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'bench@bench.invalid',
 };
 
-function run(cmd, args, { input, env = GIT_ENV, encoding = 'utf8', cwd = ROOT } = {}) {
-  const result = spawnSync(cmd, args, { input: typeof input === 'string' ? Buffer.from(input) : input, env, encoding, cwd, maxBuffer: MAX_BUFFER });
-  if (result.error) throw result.error;
-  if (result.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ').slice(0, 300)} exited with ${result.status}:\n${String(result.stderr).slice(0, 2000)}${String(result.stdout).slice(0, 1000)}`);
-  }
-  return result.stdout;
-}
+const run = (cmd, args, options = {}) => kit.run(cmd, args, { env: GIT_ENV, ...options });
+const timeProcess = (cmd, args, options = {}) => kit.timeProcess(cmd, args, { env: GIT_ENV, ...options });
+const ensureBuilt = () => kit.ensureBuilt(log, fail);
 
-/**
- * A whole process: wall time with hrtime around spawnSync, peak RSS (KiB) with `/usr/bin/time
- * -f %M` when it exists (of the process, or of its largest descendant for a script). Both sides
- * of a comparison go through the same wrapper.
- */
-function timeProcess(cmd, args, { env = GIT_ENV, encoding = 'buffer' } = {}) {
-  const rssFile = join(tmpdir(), `forge-bench-rss-${process.pid}`);
-  const [file, argv] = TIME_BIN ? [TIME_BIN, ['-f', '%M', '-o', rssFile, cmd, ...args]] : [cmd, args];
-  const t0 = process.hrtime.bigint();
-  const result = spawnSync(file, argv, { env, encoding, cwd: ROOT, maxBuffer: MAX_BUFFER });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (result.error) throw result.error;
-  if (result.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ').slice(0, 300)} exited with ${result.status}:\n${String(result.stderr).slice(0, 2000)}\n${String(result.stdout).slice(0, 1000)}`);
-  }
-  let rssKiB = null;
-  if (TIME_BIN) {
-    const last = readFileSync(rssFile, 'utf8').trim().split('\n').pop();
-    rssKiB = Number(last);
-    rmSync(rssFile, { force: true });
-  }
-  return { ms, rssKiB, stdout: result.stdout };
-}
+
 
 /** An in-process case: its own child process, which times itself and prints one JSON line. */
 function inprocIn(args, dist) {
@@ -120,13 +91,7 @@ function inprocIn(args, dist) {
   return JSON.parse(stdout.trim().split('\n').pop());
 }
 
-const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
@@ -134,24 +99,7 @@ function check(condition, message) {
 
 // ---------- build and repository ----------
 
-function newestMtime(path) {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
-}
 
-function ensureBuilt() {
-  const outputs = ['index.js', 'cli.js', 'forge.cjs'].map((f) => join(ROOT, 'dist', f));
-  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts', 'build.mjs'), join(ROOT, 'scripts', 'cli-launcher.mjs'), join(ROOT, 'package.json')];
-  const built = outputs.every((f) => existsSync(f)) ? Math.min(...outputs.map((f) => statSync(f).mtimeMs)) : -1;
-  if (built >= Math.max(...inputs.map(newestMtime))) return false;
-  log('dist/ is missing or older than src/: npm run build');
-  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) fail('npm run build failed');
-  return true;
-}
 
 function makeRepo() {
   log('building (or reusing) the benchmark repository: node bench/make-repo.mjs');
@@ -162,45 +110,7 @@ function makeRepo() {
 
 // ---------- the files the cases use ----------
 
-/** Every file at main with its oid and size, the delta chain depth of each blob in the pack. */
-function inspectRepo(gitdir) {
-  const files = run('git', [`--git-dir=${gitdir}`, 'ls-tree', '-r', '-l', '-z', 'main'])
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
-      return { mode, type, oid, size: Number(size), path: line.slice(tab + 1) };
-    });
-  const base = new Map();
-  for (const line of run('git', [`--git-dir=${gitdir}`, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(deltabase)']).trim().split('\n')) {
-    const [oid, deltaBase] = line.split(' ');
-    if (!/^0+$/.test(deltaBase)) base.set(oid, deltaBase);
-  }
-  const depthOf = (oid) => {
-    let depth = 0;
-    for (let o = oid; base.has(o); o = base.get(o)) depth++;
-    return depth;
-  };
-  return { files, depthOf };
-}
 
-/** Contents by oid, through one `git cat-file --batch`. */
-function readBlobs(gitdir, oids) {
-  const unique = [...new Set(oids)];
-  const out = run('git', [`--git-dir=${gitdir}`, 'cat-file', '--batch'], { input: unique.join('\n') + '\n', encoding: 'buffer' });
-  const blobs = new Map();
-  let at = 0;
-  for (const oid of unique) {
-    const eol = out.indexOf(10, at);
-    const header = out.subarray(at, eol).toString();
-    const size = Number(header.split(' ')[2]);
-    check(header.startsWith(`${oid} blob `), `cat-file --batch answered ${header} for ${oid}`);
-    blobs.set(oid, out.subarray(eol + 1, eol + 1 + size));
-    at = eol + 1 + size + 1;
-  }
-  return blobs;
-}
 
 const dirOf = (path) => path.slice(0, path.lastIndexOf('/'));
 const depthOfPath = (path) => path.split('/').length - 1;

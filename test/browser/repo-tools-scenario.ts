@@ -11,6 +11,7 @@
  * then loops forever (stopped at the time limit, its write discarded), then commits the turn.
  */
 import type * as Forge from '../../src/browser';
+import { reachableObjects } from './scenario';
 
 type ForgeApi = typeof Forge;
 
@@ -139,24 +140,3 @@ export async function runRepoToolScenario(
   };
 }
 
-async function reachableObjects(repo: Forge.Repository, heads: string[]): Promise<string[]> {
-  const seen = new Map<string, string>();
-  const commits = [...heads];
-  const visitTree = async (oid: string): Promise<void> => {
-    if (seen.has(oid)) return;
-    seen.set(oid, 'tree');
-    for (const entry of await repo.readTree(oid)) {
-      if (entry.mode === '040000') await visitTree(entry.oid);
-      else if (entry.mode !== '160000') seen.set(entry.oid, 'blob');
-    }
-  };
-  while (commits.length > 0) {
-    const oid = commits.pop()!;
-    if (seen.has(oid)) continue;
-    seen.set(oid, 'commit');
-    const commit = await repo.readCommit(oid);
-    await visitTree(commit.tree);
-    commits.push(...commit.parents);
-  }
-  return [...seen].map(([oid, type]) => `${oid} ${type}`).sort();
-}

@@ -135,7 +135,7 @@ export async function runScenario(api: ForgeApi, fs: Forge.GitFs, gitdir: string
 }
 
 /** Every object reachable from the commits, as "<oid> <type>", sorted. */
-async function reachableObjects(repo: Forge.Repository, heads: string[]): Promise<string[]> {
+export async function reachableObjects(repo: Forge.Repository, heads: string[]): Promise<string[]> {
   const seen = new Map<string, string>();
   const commits = [...heads];
   const visitTree = async (oid: string): Promise<void> => {

@@ -10,7 +10,7 @@
 import { ForgeError } from '../errors';
 import { applyDelta } from './delta';
 import type { ObjectType } from './object-codec';
-import { entryHeader } from './pack-entry';
+import { parseEntryHeader } from './pack-entry';
 import type { PackIndex } from './pack-index';
 import type { DeltaBaseCache, RawObject } from './pack-reader';
 import { toHex, type GitPlatform } from './platform';
@@ -74,7 +74,7 @@ export class AsyncPackReader {
     const pack = await this.pack();
     const end = this.entryEnd(offset, pack);
     if (offset < 12 || end > pack.length - 20 || end <= offset) throw this.corrupt(offset, 'offset outside the pack');
-    const { typeCode, size, length } = entryHeader(pack, offset);
+    const { typeCode, size, length } = parseEntryHeader(pack, offset);
     let i = offset + length;
     let byte: number;
 

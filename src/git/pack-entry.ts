@@ -1,10 +1,10 @@
-/** A pack entry's header (git's pack format): shared by the pack readers and the unpacker of received packs. */
+/** A pack entry's type-and-size header (git's pack format), read by the pack readers and the unpacker and written by the pack writer. */
 
 /**
  * The entry at `start`: its type code (1-4 objects, 6 OFS_DELTA, 7 REF_DELTA), its size (of the
  * object, or of the delta data for a delta) and the header's length in bytes.
  */
-export function entryHeader(bytes: Uint8Array, start = 0): { typeCode: number; size: number; length: number } {
+export function parseEntryHeader(bytes: Uint8Array, start = 0): { typeCode: number; size: number; length: number } {
   let i = start;
   let byte = bytes[i++]!;
   const typeCode = (byte >> 4) & 7;
@@ -16,4 +16,18 @@ export function entryHeader(bytes: Uint8Array, start = 0): { typeCode: number; s
     shift += 7;
   }
   return { typeCode, size, length: i - start };
+}
+
+/** The header of one entry of this type code and size. */
+export function encodeEntryHeader(typeCode: number, size: number): Uint8Array {
+  const bytes: number[] = [];
+  let byte = (typeCode << 4) | (size & 0x0f);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(byte | 0x80);
+    byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(byte);
+  return Uint8Array.from(bytes);
 }

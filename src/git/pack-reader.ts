@@ -8,7 +8,7 @@ import type { FsSync } from './fs';
 import { applyDelta } from './delta';
 import { WeightedLru } from './lru';
 import type { ObjectType } from './object-codec';
-import { entryHeader } from './pack-entry';
+import { parseEntryHeader } from './pack-entry';
 import { PackIndex } from './pack-index';
 import type { SyncPlatform } from './platform';
 
@@ -79,7 +79,7 @@ export class PackReader {
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached.content.length;
     const head = this.readUpTo(offset, FIRST_READ);
-    const { typeCode, size, length } = entryHeader(head);
+    const { typeCode, size, length } = parseEntryHeader(head);
     let i = length;
     if (typeCode !== OFS_DELTA && typeCode !== REF_DELTA) return size;
     if (typeCode === OFS_DELTA) while (head[i++]! & 0x80);
@@ -176,7 +176,7 @@ export class PackReader {
     if (cached !== undefined) return cached;
 
     const head = this.readUpTo(offset, FIRST_READ);
-    const { typeCode, size, length } = entryHeader(head);
+    const { typeCode, size, length } = parseEntryHeader(head);
     let i = length;
     let byte: number;
 

@@ -8,7 +8,7 @@
 import { ForgeError } from '../errors';
 import type { ObjectType, Repository } from '../git';
 import { applyDelta } from '../git/delta';
-import { entryHeader } from '../git/pack-entry';
+import { parseEntryHeader } from '../git/pack-entry';
 import { frameObject } from '../git/object-codec';
 
 /** Inflates the zlib stream at `offset`, which must give `size` bytes; reports the compressed length. */
@@ -56,7 +56,7 @@ export async function unpackInto(repo: Repository, pack: Uint8Array, inflate: St
   let at = 12;
   for (let i = 0; i < count; i++) {
     const offset = at;
-    const { typeCode, size, length } = entryHeader(pack, at);
+    const { typeCode, size, length } = parseEntryHeader(pack, at);
     at += length;
     let byte: number;
     const entry: Entry = { offset, content: new Uint8Array(0) };

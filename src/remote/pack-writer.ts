@@ -5,6 +5,7 @@
  */
 import type { ObjectType } from '../git';
 import { concatBytes } from './pkt-line';
+import { encodeEntryHeader } from '../git/pack-entry';
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
@@ -22,19 +23,6 @@ export interface PackWriterPlatform {
   sha1Hex(data: Uint8Array): Promise<string> | string;
 }
 
-/** The type-and-size header of one pack entry. */
-export function entryHeader(type: number, size: number): Uint8Array {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    bytes.push(byte | 0x80);
-    byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(byte);
-  return Uint8Array.from(bytes);
-}
 
 export async function writePack(objects: AsyncIterable<PackObject> | Iterable<PackObject>, count: number, platform: PackWriterPlatform): Promise<Uint8Array> {
   const header = new Uint8Array(12);
@@ -43,8 +31,8 @@ export async function writePack(objects: AsyncIterable<PackObject> | Iterable<Pa
   const parts: Uint8Array[] = [header];
   let written = 0;
   for await (const object of objects) {
-    if (object.delta) parts.push(entryHeader(REF_DELTA, object.delta.data.length), hexToBytes(object.delta.base), await platform.deflate(object.delta.data));
-    else parts.push(entryHeader(TYPE_CODES[object.type], object.content.length), await platform.deflate(object.content));
+    if (object.delta) parts.push(encodeEntryHeader(REF_DELTA, object.delta.data.length), hexToBytes(object.delta.base), await platform.deflate(object.delta.data));
+    else parts.push(encodeEntryHeader(TYPE_CODES[object.type], object.content.length), await platform.deflate(object.content));
     written++;
   }
   if (written !== count) throw new Error(`writePack: ${written} objects given, ${count} declared`);

@@ -270,6 +270,7 @@ export class SessionStore {
         for (const above of outside) turns.push({ ...(await this.turnInfo(id, above.oid, above.commit, turn)), outside: true });
         outside = [];
         turns.push(await this.turnInfo(id, oid, commit, turn));
+        if (turn === 0) break; // a new session's first commit: below it is the base's history
       }
       oid = commit.parents[0];
     }

@@ -13,7 +13,7 @@
  * open per session).
  */
 import { errnoCode, joinPath, type Repository } from '../git';
-import { readStateAt, SESSION_DIR, SESSION_REF_PREFIX, SESSION_STATE_VERSION, sessionBranch } from '../session';
+import { readStateAt, SESSION_DIR, SESSION_REF_PREFIX, READABLE_STATE_VERSIONS, sessionBranch } from '../session';
 import { FsJournal } from '../vfs';
 import { repositoryCache } from './cache';
 
@@ -46,7 +46,7 @@ const decoder = new TextDecoder();
 
 /** The summary of a state file's JSON, or undefined when a field it takes is not as the schema says. */
 function summaryOf(raw: unknown): StateSummary | undefined {
-  if (!isRecord(raw) || raw.version !== SESSION_STATE_VERSION) return undefined;
+  if (!isRecord(raw) || !READABLE_STATE_VERSIONS.includes(raw.version as number)) return undefined;
   const { turn, base, createdAt, updatedAt, messages, parent } = raw;
   if (!isCount(turn) || typeof createdAt !== 'string' || typeof updatedAt !== 'string' || !Array.isArray(messages)) return undefined;
   if (!isRecord(base) || typeof base.commit !== 'string' || (base.ref !== undefined && typeof base.ref !== 'string')) return undefined;

@@ -1,12 +1,13 @@
 /**
  * A session's timeline: one row per commit of its branch (the start, then every turn), with the
- * conversation and the tool calls of that turn (from the head's state, which holds the whole
- * conversation), the files the commit changed with +/- counts, and where undo and resume apply.
+ * conversation of that turn (from the head's state, which holds the whole conversation), its
+ * tool calls (from the turn's own commit: a state file holds its turn's calls only), the files
+ * the commit changed with +/- counts, and where undo and resume apply.
  */
 import { diffTrees, type Repository } from '../git';
 import { repositoryCache } from './cache';
 import { shownPatches } from './patches';
-import { parseTrailers, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
+import { parseTrailers, readStateAt, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
 
 export interface TimelineFile {
   path: string;
@@ -91,6 +92,19 @@ async function commitFiles(repo: Repository, id: string, oid: string, meta: Comm
   return files;
 }
 
+/** The tool calls of a turn, from the state file of the commit that made it (kept by commit). */
+async function commitToolCalls(repo: Repository, id: string, oid: string, turn: number): Promise<ToolCallRecord[]> {
+  const cache = repositoryCache<ToolCallRecord[]>(repo, 'timeline-calls', CACHED_COMMITS);
+  const key = `${id}\0${oid}`;
+  const known = cache.get(key);
+  if (known) return known;
+  // A commit without a readable state file of this session (made with git on the branch) made no calls.
+  const state = await readStateAt(repo, oid, id).catch(() => null);
+  const calls = state?.toolCalls.filter((c) => c.turn === turn) ?? [];
+  cache.set(key, calls);
+  return calls;
+}
+
 /**
  * A session's timeline in two parts: what is known at once (the session, its pending changes,
  * its commits: a walk of the branch that reads commits only) and the turns, computed one by
@@ -119,7 +133,6 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
   // messages belong to turns before this branch's first commit and are shown there. Two commits
   // with one turn number: the later one gets them.
   const messages = new Map<number, Message[]>();
-  const toolCalls = new Map<number, ToolCallRecord[]>();
   const known = new Set(commits.map((c) => c.meta.turn));
   const push = <T>(map: Map<number, T[]>, turn: number, item: T) => {
     if (!known.has(turn)) return;
@@ -128,7 +141,6 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
     else map.set(turn, [item]);
   };
   for (const m of state.messages) push(messages, m.turn, m);
-  for (const c of state.toolCalls) push(toolCalls, c.turn, c);
   const lastOfTurn = new Map(commits.map((c, i) => [c.meta.turn, i]));
   const header: TimelineHeader = {
     session: id,
@@ -150,7 +162,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
         time: meta.time,
         summary: meta.summary,
         messages: own ? (messages.get(meta.turn) ?? []) : [],
-        toolCalls: own ? (toolCalls.get(meta.turn) ?? []) : [],
+        toolCalls: own ? await commitToolCalls(repo, id, commit, meta.turn) : [],
         files: await commitFiles(repo, id, commit, meta),
       };
     }

@@ -9,7 +9,7 @@ import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumber
 import type { SessionLease } from './lease';
 import { turnCommitMessage } from './commit-message';
 import { sessionRef, sessionStatePath } from './ids';
-import type { Message, SessionState, ToolCallRecord } from './state';
+import { SESSION_STATE_VERSION, type Message, type SessionState, type ToolCallRecord } from './state';
 import { encodeState } from './state-codec';
 import { applyStateDeltas, StateDeltaTracker, type StateDelta } from './state-delta';
 import { readStateAt, readStateFromView } from './state-io';
@@ -313,7 +313,10 @@ export class Session {
     const changes = await this.vfs.diff();
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
-    const nextState: SessionState = { ...this.state, turn, updatedAt: now.toISOString() };
+    // The state file holds this turn's tool calls only (version 2): earlier turns' records are
+    // in their own commits, so the file, and this write, stay O(turn).
+    const turnCalls = this.state.toolCalls.filter((c) => c.turn === turn);
+    const nextState: SessionState = { ...this.state, version: SESSION_STATE_VERSION, turn, updatedAt: now.toISOString(), toolCalls: turnCalls };
     const stateOid = await repo.writeBlob(encodeState(nextState), { keep: false });
     const treeChanges: Array<[string, FileChange]> = [...this.vfs.pendingSet.entries()];
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
@@ -341,8 +344,10 @@ export class Session {
       throw error;
     }
     // In place: tool contexts hold this very object across turns.
+    this.state.version = SESSION_STATE_VERSION;
     this.state.turn = nextState.turn;
     this.state.updatedAt = nextState.updatedAt;
+    keepOnly(this.state.toolCalls, turnCalls);
     this.headOid = commit;
     this.notes.length = 0;
     this.journaled.reset(this.state);
@@ -380,3 +385,9 @@ export class Session {
   }
 }
 
+
+/** Makes `list` hold `kept` (a subsequence of it), in place: tools and loops hold the array. */
+function keepOnly<T>(list: T[], kept: readonly T[]): void {
+  for (let i = 0; i < kept.length; i++) list[i] = kept[i]!;
+  list.length = kept.length;
+}

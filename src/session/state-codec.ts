@@ -1,6 +1,6 @@
 /** Reading and writing the session state file with its schema (stable, diff-friendly JSON). */
 import { ForgeError } from '../errors';
-import { SESSION_STATE_VERSION, SessionStateSchema, type SessionState } from './state';
+import { READABLE_STATE_VERSIONS, SESSION_STATE_VERSION, SessionStateSchema, type SessionState } from './state';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -18,8 +18,8 @@ export function decodeState(bytes: Uint8Array, where: string): SessionState {
     throw new ForgeError('SESSION_STATE_INVALID', `Session state ${where} is not valid JSON.`, { data: { where }, cause: error });
   }
   const version = (raw as { version?: unknown })?.version;
-  if (version !== SESSION_STATE_VERSION) {
-    throw new ForgeError('SESSION_STATE_INVALID', `Session state ${where} has version ${String(version)}; this engine reads version ${SESSION_STATE_VERSION}.`, { data: { where, version } });
+  if (typeof version !== 'number' || !READABLE_STATE_VERSIONS.includes(version)) {
+    throw new ForgeError('SESSION_STATE_INVALID', `Session state ${where} has version ${String(version)}; this engine reads versions ${READABLE_STATE_VERSIONS.join(' and ')} (and writes ${SESSION_STATE_VERSION}).`, { data: { where, version } });
   }
   const parsed = SessionStateSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,12 +1,19 @@
 /**
  * The session state stored as `.forge/sessions/<id>.json` in the session's own tree and
- * committed with every turn: the conversation, the tool calls, and everything a tool needs to
- * behave the same in a later process (read hashes, clipboards, the undo entry, the mode).
- * Versioned: a reader refuses a version it does not know instead of misreading it.
+ * committed with every turn: the conversation, the tool calls of that turn, and everything a
+ * tool needs to behave the same in a later process (read hashes, clipboards, the undo entry,
+ * the mode). Versioned: a reader refuses a version it does not know instead of misreading it.
+ *
+ * Version 2: `toolCalls` holds the records of the commit's own turn only (in memory and in the
+ * journal, also the turn in progress); an earlier turn's records are in that turn's commit. So
+ * a turn writes O(turn) records, not every call of the session again (version 1 held them all,
+ * and is still read: its readers filter by turn too).
  */
 import { z } from 'zod';
 
-export const SESSION_STATE_VERSION = 1;
+export const SESSION_STATE_VERSION = 2;
+/** The versions this engine reads (it writes SESSION_STATE_VERSION). */
+export const READABLE_STATE_VERSIONS: readonly number[] = [1, 2];
 
 export const ToolCallSchema = z.strictObject({
   id: z.string(),
@@ -64,7 +71,7 @@ export const UndoEntrySchema = z.strictObject({
 export const SessionModeSchema = z.enum(['restricted', 'unrestricted']);
 
 export const SessionStateSchema = z.strictObject({
-  version: z.literal(SESSION_STATE_VERSION),
+  version: z.union([z.literal(1), z.literal(SESSION_STATE_VERSION)]),
   id: z.string(),
   branch: z.string(),
   createdAt: z.string(),
@@ -78,6 +85,7 @@ export const SessionStateSchema = z.strictObject({
   /** Number of turns committed on this branch (the turn in progress is turn + 1). */
   turn: z.number().int().nonnegative(),
   messages: z.array(MessageSchema),
+  /** The tool calls of turn `turn` (and of the turn in progress); see the version note above. */
   toolCalls: z.array(ToolCallRecordSchema),
   activeFiles: z.array(z.string()),
   /** SHA-256 hex of each file's content when the model last read it or edited it successfully. */

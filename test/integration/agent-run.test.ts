@@ -77,14 +77,18 @@ describe('forge run --script (the examples)', () => {
     expect(gitShowBytes(repo.gitdir, turn1!, 'src/math.js').toString()).toContain('  if (values.length === 0) return 0;\n');
 
     const state = stateAt(turn2!, 'demo');
-    expect(state).toMatchObject({ version: 1, id: 'demo', turn: 2, mode: 'unrestricted', model: { provider: 'scripted' } });
+    expect(state).toMatchObject({ version: 2, id: 'demo', turn: 2, mode: 'unrestricted', model: { provider: 'scripted' } });
     const turn1Messages = state.messages.filter((m: { turn: number }) => m.turn === 1);
     expect(turn1Messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'tool', 'tool', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
     expect(turn1Messages.at(-1).content).toMatch(/^Done: average\(\[\]\) now returns 0\./);
-    const runs = state.toolCalls.filter((c: { tool: string }) => c.tool === 'run_command');
+    // A state file holds its own turn's calls: turn 1's are in turn 1's commit.
+    expect(state.toolCalls.length).toBeGreaterThan(0);
+    expect(state.toolCalls.every((c: { turn: number }) => c.turn === 2)).toBe(true);
+    const turn1Calls = stateAt(turn1!, 'demo').toolCalls;
+    const runs = turn1Calls.filter((c: { tool: string }) => c.tool === 'run_command');
     expect(runs.map((c: { output: { exit_code: number } }) => c.output.exit_code)).toEqual([0, 1, 0]);
     expect(runs[1].output.output).toContain('average of an empty list is 0');
-    expect(state.toolCalls.every((c: { ok: boolean }) => c.ok)).toBe(true);
+    expect([...turn1Calls, ...state.toolCalls].every((c: { ok: boolean }) => c.ok)).toBe(true);
     expect(state.messages.filter((m: { turn: number }) => m.turn === 2).map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     // Time travel: the commit of turn 1 has the conversation up to turn 1 only.
     expect(stateAt(turn1!, 'demo').messages.every((m: { turn: number }) => m.turn === 1)).toBe(true);

@@ -32,7 +32,7 @@ describe('forge session new / list', () => {
     const tip = git(repo.dir, ['rev-parse', 'forge/session/s1']).stdout.trim();
     expect(git(repo.dir, ['rev-parse', 'forge/session/s1^']).stdout.trim()).toBe(repo.head);
     const state = JSON.parse(gitShowBytes(repo.gitdir, tip, '.forge/sessions/s1.json').toString('utf8'));
-    expect(state).toMatchObject({ version: 1, id: 's1', branch: 'forge/session/s1', turn: 0, base: { commit: repo.head } });
+    expect(state).toMatchObject({ version: 2, id: 's1', branch: 'forge/session/s1', turn: 0, base: { commit: repo.head } });
     const list = forge(['session', 'list', '--repo', repo.dir, '--json']).json();
     expect(list.sessions.map((s: { id: string }) => s.id)).toEqual(['s1']);
     expectFsckClean(repo.gitdir);

@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { boundForRecord, RECORDED_STRING_LIMIT, SessionToolRunner } from '../../../src/agent/tool-calls';
 import { Repository, type GitFs } from '../../../src/git';
 import { nodePlatform } from '../../../src/git/node/platform';
-import { SessionStore } from '../../../src/session';
+import { readStateAt, SessionStore, sessionStatePath } from '../../../src/session';
 import { encodeState } from '../../../src/session';
+import { sessionTimeline } from '../../../src/inspect/timeline';
+import { CommitVfs } from '../../../src/vfs';
 import { allowAll } from '../../../src/tools';
 import { makeMemRepo } from '../../helpers/memfs-repo';
 
@@ -42,6 +44,35 @@ describe('SessionToolRunner records', () => {
     expect(new TextDecoder().decode(await session.vfs.readFile('big-3.txt'))).toBe(big + 3);
     const turn = await session.commitTurn();
     expect(turn.changes).toHaveLength(20);
+  });
+
+  it('T-12.7: a turn commits its own calls only: the state file and memory stay O(turn) however many turns came before, and every turn\'s calls stay readable', async () => {
+    const { repo, session, runner } = await setup();
+    const stateSizeAtHead = async () => {
+      const head = session.head;
+      const view = new CommitVfs(repo, head, (await repo.readCommit(head)).tree);
+      return (await view.readFile(sessionStatePath('tc'))).length;
+    };
+    const sizes: number[] = [];
+    const turnCommits: string[] = [];
+    for (let turn = 1; turn <= 40; turn++) {
+      for (let i = 0; i < 5; i++) await runner.call({ tool: 'write_file', args: { path: `f${i}.txt`, content: `${turn}.${i}\n` } });
+      turnCommits.push((await session.commitTurn()).commit);
+      sizes.push(await stateSizeAtHead());
+      // In memory: the calls of the turn just committed, not the session's.
+      expect(session.state.toolCalls.map((c) => c.turn)).toEqual([turn, turn, turn, turn, turn]);
+    }
+    // The same five files each turn (read hashes do not grow): 200 calls' records would be ~40x the first.
+    expect(Math.max(...sizes)).toBeLessThan(sizes[1]! * 1.1);
+    // Turn 7's calls are in turn 7's commit; the timeline shows each turn its own.
+    const atSeven = await readStateAt(repo, turnCommits[6]!, 'tc');
+    expect(atSeven.toolCalls.map((c) => (c.args as { content: string }).content)).toEqual([0, 1, 2, 3, 4].map((i) => `7.${i}\n`));
+    const timeline = await sessionTimeline(repo, 'tc');
+    expect(timeline.turns.map((t) => t.toolCalls.length)).toEqual([0, ...Array(40).fill(5)]);
+    expect(timeline.turns[40]!.toolCalls.every((c) => c.turn === 40)).toBe(true);
+    // A reopened session resumes where it was and goes on.
+    const again = await new SessionStore(repo).open('tc');
+    expect(again.state.toolCalls).toEqual(session.state.toolCalls);
   });
 
   it('boundForRecord cuts long strings anywhere in a JSON value and keeps the rest as it is', () => {

@@ -3,7 +3,7 @@ import { isForgeError } from '../../../src/errors';
 import { decodeState, encodeState, sessionBranch, sessionRef, sessionStatePath, validateSessionId, type SessionState } from '../../../src/session';
 
 const state: SessionState = {
-  version: 1,
+  version: 2,
   id: 's1',
   branch: 'forge/session/s1',
   createdAt: '2024-01-01T00:00:00.000Z',
@@ -26,9 +26,14 @@ describe('session state codec', () => {
     expect(decodeState(encodeState(state), 'test')).toEqual(state);
   });
 
+  it('reads version 1 (every turn\'s calls in one file) as it was written', () => {
+    const v1 = { ...state, version: 1 as const };
+    expect(decodeState(encodeState(v1), 'test')).toEqual(v1);
+  });
+
   it.each([
     ['not JSON', new TextEncoder().encode('{')],
-    ['another version', new TextEncoder().encode(JSON.stringify({ ...state, version: 2 }))],
+    ['another version', new TextEncoder().encode(JSON.stringify({ ...state, version: 3 }))],
     ['an unknown field', new TextEncoder().encode(JSON.stringify({ ...state, extra: 1 }))],
     ['a missing field', new TextEncoder().encode(JSON.stringify({ ...state, messages: undefined }))],
   ])('refuses %s with SESSION_STATE_INVALID', (_label, data) => {

@@ -6,6 +6,7 @@
  */
 import type { Session } from '../session';
 import { createToolContext, createToolRegistry, type ApprovalPolicy, type ToolContext, type ToolRegistry, type ToolResult } from '../tools';
+import { Utf8Text } from '../tools/utf8-text';
 
 export interface ToolCallInput {
   tool: string;
@@ -105,6 +106,11 @@ const RECORDED_STRING_HEAD = 512;
 export function boundForRecord(value: unknown, limit = RECORDED_STRING_LIMIT): unknown {
   if (typeof value === 'string') {
     return value.length <= limit ? value : `${value.slice(0, RECORDED_STRING_HEAD)}… [${value.length - RECORDED_STRING_HEAD} more characters not kept in the session record]`;
+  }
+  // A huge argument kept as bytes (forge turn): the same record as for its string.
+  if (value instanceof Utf8Text) {
+    const length = value.length;
+    return length <= limit ? value.toString() : `${value.head(RECORDED_STRING_HEAD)}… [${length - RECORDED_STRING_HEAD} more characters not kept in the session record]`;
   }
   if (Array.isArray(value)) return value.map((item) => boundForRecord(item, limit));
   if (value !== null && typeof value === 'object') {

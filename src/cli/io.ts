@@ -2,6 +2,7 @@
  * CLI output: exactly one JSON document on stdout with --json, readable text otherwise; a
  * failure is one line on stderr naming the stable error code, and an exit code by error kind.
  */
+import { fstatSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ForgeError, toForgeError, type ErrorKind } from '../errors';
 import { cliGlobals } from './globals';
@@ -53,15 +54,22 @@ export function reportError(error: unknown, json: boolean): number {
 
 /** A file an option names (or - for standard input); a missing or unreadable one is the user's error. */
 export async function readInput(source: string, flag = 'input'): Promise<string> {
+  return (await readInputBytes(source, flag)).toString('utf8');
+}
+
+/** readInput's bytes, undecoded (one copy: a redirected file is read at its size). */
+export async function readInputBytes(source: string, flag = 'input'): Promise<Buffer> {
+  // Standard input redirected from a file: read at its size, not in chunks then joined.
+  if (source === '-' && fstatSync(0).isFile()) return readFileSync(0);
   if (source !== '-') {
-    return readFile(source, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    return readFile(source).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'it is a directory' : (error.code ?? error.message);
       throw new ForgeError('INVALID_ARGUMENT', `Cannot read ${flag} ${source}: ${why}.`, { hint: `${flag} takes a file path, or - for standard input.` });
     });
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function shortOid(oid: string): string {

@@ -336,12 +336,15 @@ async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
 /**
  * The bytes to keep in the blob cache. A small view into a larger buffer (Node's 8 KiB allocation
  * pool, which small inflated blobs and a caller's small Buffers come from) would keep all of that
- * buffer alive while cached, several times what the cache counts: such a view is copied.
+ * buffer alive while cached, several times what the cache counts: such a view is copied. A view
+ * that is most of its buffer (a huge write_file's content inside the calls file it was decoded
+ * in) is kept as it is: copying it would hold the content twice.
  */
 const BLOB_CACHE_BYTES = 16 * 1024 * 1024;
 /** From this size a hash costs more than remembering it (a few hundred µs). */
 const REMEMBERED_DIGEST_BYTES = 64 * 1024;
 
 function ownBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.buffer.byteLength - bytes.byteLength > 1024 ? Uint8Array.prototype.slice.call(bytes) : bytes;
+  const wasted = bytes.buffer.byteLength - bytes.byteLength;
+  return wasted > 1024 && wasted > bytes.byteLength ? Uint8Array.prototype.slice.call(bytes) : bytes;
 }

@@ -20,6 +20,11 @@ export interface ToolContext {
   hashContent(bytes: Uint8Array): Promise<string>;
   /** Decides side-effecting calls. Default: allowReadOnly() without a callback. */
   approval: ApprovalPolicy;
+  /**
+   * For a tool that declares `utf8Args`: the UTF-8 bytes of those fields when the call passed
+   * them as Utf8Text (the input then holds a preview); absent otherwise.
+   */
+  utf8Args?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface ToolContextOptions {

@@ -32,6 +32,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O = unknown
   readonly idempotent?: boolean;
   /** Default: only tools without side effects run in restricted mode. */
   readonly allowedInRestricted?: boolean;
+  /**
+   * Top-level string fields the handler also takes as UTF-8 bytes (`ctx.utf8Args`): a huge
+   * argument read from a file (`forge turn`) is then never decoded into a string.
+   */
+  readonly utf8Args?: readonly string[];
   /** Every path argument, with what the tool does with it. */
   readonly paths?: (input: z.output<S>) => PathArg[];
   readonly handler: (input: z.output<S>, ctx: ToolContext) => Promise<O>;

@@ -16,6 +16,7 @@ import { TOOL_NAME_PATTERN, toAnthropicTool, toOpenAiTool, type AnthropicToolSch
 import { disabledInModeMessage, isAvailableInMode } from './modes';
 import { RecordingVfs, type FileChange } from './recording-vfs';
 import { checkPath } from './sandbox';
+import { splitUtf8Args } from './utf8-text';
 import type { ToolsConfig } from './config';
 
 export interface ToolError {
@@ -137,7 +138,8 @@ export class ToolRegistry {
       if (!isAvailableInMode(tool, ctx.state.mode)) {
         throw new ForgeError('TOOL_DISABLED_IN_MODE', disabledInModeMessage(tool.name), { data: { tool: tool.name, mode: ctx.state.mode } });
       }
-      const input = parseToolInput(tool.name, tool.input, args);
+      const split = splitUtf8Args(args, tool.utf8Args ?? []);
+      const input = parseToolInput(tool.name, tool.input, split.args);
       const paths: string[] = [];
       for (const arg of tool.paths?.(input) ?? []) paths.push(await checkPath(ctx.vfs, ctx.config, arg));
       const outcome = await resolveApproval(ctx.approval, {
@@ -151,7 +153,7 @@ export class ToolRegistry {
       if (!outcome.allowed) {
         throw new ForgeError('TOOL_DENIED', deniedMessage(tool.name, outcome), { data: { tool: tool.name, reason: outcome.reason } });
       }
-      return await this.run(tool, input, ctx);
+      return await this.run(tool, input, split.bytes.size > 0 ? { ...ctx, utf8Args: split.bytes } : ctx);
     } catch (error) {
       return failure(tool.name, error);
     }

@@ -1,13 +1,15 @@
 /** forge turn --session <id> --calls FILE|- : apply tool calls to the work-in-progress view, commit one turn. */
 import type { Command } from 'commander';
+import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { SessionToolRunner } from '../../agent/tool-calls';
 import { ForgeError } from '../../errors';
+import { parseJsonBytes } from '../../tools/json-bytes';
 import { approvableNames, approvalFromOption } from '../approval-option';
 import { paint } from '../color';
 import { cliToolRegistry, cliToolRegistryFor } from '../registry';
 import { common } from '../common';
-import { emit, EXIT_TOOL_CALLS_FAILED, readInput, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { emit, EXIT_TOOL_CALLS_FAILED, readInputBytes, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
 import { loadSettings } from '../settings';
 
@@ -32,7 +34,7 @@ export function registerTurn(program: Command): void {
     .action(async (options: TurnOptions) => {
       // Checked before anything is opened: a bad --approve or --calls changes nothing.
       approvalFromOption(options.approve, approvableNames(cliToolRegistry().tools));
-      const calls = parseCalls(await readInput(options.calls, '--calls'));
+      const calls = parseCalls(await readInputBytes(options.calls, '--calls'));
       const store = await openStore(options);
       // --approve's default stays all (the calls are the user's own); the denied paths apply.
       const { denied_paths } = loadSettings(store.repo.workdir, {});
@@ -65,10 +67,14 @@ export function registerTurn(program: Command): void {
     });
 }
 
-function parseCalls(text: string): z.infer<typeof CallsSchema> {
+/** A string this long stays UTF-8 bytes (Utf8Text): a huge write_file is then held once. */
+const LARGE_STRING_BYTES = 1 << 20;
+
+function parseCalls(bytes: Buffer): z.infer<typeof CallsSchema> {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Not UTF-8: decoded as before (invalid sequences become U+FFFD), then parsed.
+    raw = isUtf8(bytes) ? parseJsonBytes(bytes, { largeStringBytes: LARGE_STRING_BYTES }) : JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw new ForgeError('INVALID_ARGUMENT', `--calls is not valid JSON: ${(error as Error).message}`);
   }

@@ -28,10 +28,12 @@ export const writeFileTool = defineTool({
   input: Input,
   sideEffects: true,
   idempotent: true,
+  utf8Args: ['content'],
   paths: (input) => [{ field: 'path', path: input.path, role: 'write' }],
   async handler(input, ctx): Promise<WriteFileOutput> {
     const existing = await loadForChange(ctx, input.path, 'write_file');
-    const bytes = encodeText(input.content);
+    // A huge content from `forge turn` arrives as bytes and is written as it is.
+    const bytes = ctx.utf8Args?.get('content') ?? encodeText(input.content);
     const hash = await writeSeen(ctx, input.path, bytes);
     return { path: input.path, created: existing === null, bytes: bytes.length, file_hash: hash };
   },

@@ -13,6 +13,8 @@ import { encodeState } from '../../../src/session';
 import { sessionTimeline } from '../../../src/inspect/timeline';
 import { CommitVfs } from '../../../src/vfs';
 import { allowAll } from '../../../src/tools';
+import { parseJsonBytes } from '../../../src/tools/json-bytes';
+import { Utf8Text } from '../../../src/tools/utf8-text';
 import { makeMemRepo } from '../../helpers/memfs-repo';
 
 async function setup() {
@@ -73,6 +75,25 @@ describe('SessionToolRunner records', () => {
     // A reopened session resumes where it was and goes on.
     const again = await new SessionStore(repo).open('tc');
     expect(again.state.toolCalls).toEqual(session.state.toolCalls);
+  });
+
+  it('T-12.7: write_file takes a huge content as bytes (a calls file\'s string kept as Utf8Text): written without a copy, recorded as the string would be', async () => {
+    const text = 'é line\n'.repeat(300_000);
+    // A view inside a larger buffer, as parseJsonBytes leaves it inside the calls file.
+    const file = new TextEncoder().encode(`[{"content": "${JSON.stringify(text).slice(1, -1)}"}]`);
+    const content = parseJsonBytes(file, { largeStringBytes: 1 << 20 }) as Array<{ content: Utf8Text }>;
+    const bytes = content[0]!.content;
+    expect(bytes).toBeInstanceOf(Utf8Text);
+    const asBytes = await setup();
+    const asString = await setup();
+    const viaBytes = await asBytes.runner.call({ tool: 'write_file', args: { path: 'big.txt', content: bytes } });
+    const viaString = await asString.runner.call({ tool: 'write_file', args: { path: 'big.txt', content: text } });
+    expect(viaBytes).toEqual(viaString);
+    const entry = await asBytes.session.vfs.stat('big.txt');
+    // The view itself is what the repository keeps (a copy would hold the content twice).
+    expect(await asBytes.repo.readBlob(entry!.oid)).toBe(bytes.bytes);
+    expect(new TextDecoder().decode(await asBytes.session.vfs.readFile('big.txt'))).toBe(text);
+    expect(asBytes.session.state.toolCalls).toEqual(asString.session.state.toolCalls.map((c) => ({ ...c, at: asBytes.session.state.toolCalls[0]!.at })));
   });
 
   it('boundForRecord cuts long strings anywhere in a JSON value and keeps the rest as it is', () => {

@@ -59,6 +59,18 @@ export interface LineEditOk {
   startLine: number;
   endLine: number;
   newlineKind: NewlineKind;
+  /**
+   * The edit as a splice of the original: `text` is original[0, start) + replacement +
+   * original[end, ...). A caller holding a huge file can then write its bytes and diff the
+   * changed lines without materializing `text` (spliceUtf8, unifiedDiffOfSplice).
+   */
+  splice: TextSplice;
+}
+
+export interface TextSplice {
+  start: number;
+  end: number;
+  replacement: string;
 }
 
 export type LineEditResult = LineEditOk | EditError;

@@ -5,7 +5,7 @@
  */
 export { analyzeNewlines, convertNewlines, newlineSequence, toLF, type NewlineKind, type NewlineStats } from './newlines';
 export { canonicalize, type CanonicalView } from './canonical';
-export { LineIndex, splitLinesKeepEnds, type LineWithEnd } from './lines';
+export { LineIndex, splitLinesKeepEnds, TerminatedLines, type LineWithEnd } from './lines';
 export { closestLines, type LineCandidate } from './closest-lines';
 export type {
   EditError,
@@ -16,6 +16,7 @@ export type {
   SnippetEditOk,
   SnippetEditResult,
   SnippetNoMatch,
+  TextSplice,
 } from './edit-result';
 export { applySnippetEdit, type MatchHint, type SnippetEditRequest } from './snippet-edit';
 export { applyLineEdit, type LineEditRequest } from './line-edit';
@@ -34,4 +35,4 @@ export {
 } from './patch-types';
 export { applyPatches } from './patch';
 export { applySearchReplace, parseSearchReplaceBlocks } from './search-replace';
-export { unifiedDiff, diffStat, splitKeepingEnds } from './unified-diff';
+export { unifiedDiff, unifiedDiffOfSplice, diffStat, splitKeepingEnds } from './unified-diff';

@@ -16,7 +16,7 @@
  *   one (new content ending in a newline, on a file without a final newline) is noted.
  */
 import { editError, type LineEditResult } from './edit-result';
-import { splitLinesKeepEnds } from './lines';
+import { TerminatedLines } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
 
 const BOM = '\ufeff';
@@ -29,8 +29,8 @@ export interface LineEditRequest {
 
 export function applyLineEdit(original: string, request: LineEditRequest): LineEditResult {
   const { startLine, endLine, newContent } = request;
-  const lines = splitLinesKeepEnds(original);
-  const count = lines.length;
+  const lines = new TerminatedLines(original);
+  const count = lines.count;
   if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < 1) {
     return editError(
       'TEXT_LINE_RANGE_INVALID',
@@ -57,10 +57,8 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
     );
   }
 
-  let startOffset = 0;
-  for (let i = 0; i < startLine - 1; i++) startOffset += lines[i].content.length + lines[i].terminator.length;
-  let endOffset = startOffset;
-  for (let i = startLine - 1; i < endLine; i++) endOffset += lines[i].content.length + lines[i].terminator.length;
+  let startOffset = lines.start(startLine);
+  const endOffset = lines.start(endLine + 1);
   // The byte order mark belongs to the file, not to line 1 (snippet mode and Patch keep it too).
   const keepsBom = startLine === 1 && original.startsWith(BOM);
   if (keepsBom) startOffset = BOM.length;
@@ -71,14 +69,14 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
   const lf = toLF(keepsBom && newContent.startsWith(BOM) ? newContent.slice(BOM.length) : newContent);
   if (lf !== '') {
     const body = lf.endsWith('\n') ? lf.slice(0, -1) : lf;
-    replacement = convertNewlines(body, newlineKind) + lines[endLine - 1].terminator;
+    replacement = convertNewlines(body, newlineKind) + lines.terminator(endLine);
     newLineCount = body.split('\n').length;
   }
   const text = original.slice(0, startOffset) + replacement + original.slice(endOffset);
   const what = newLineCount === 0 ? 'deleted' : `replaced with ${newLineCount} line(s)`;
   const notes: string[] = [];
   if (keepsBom) notes.push("The file's byte order mark (U+FEFF) was kept before line 1.");
-  if (endLine === count && lines[count - 1].terminator === '' && lf.endsWith('\n') && newLineCount > 0) {
+  if (endLine === count && lines.terminator(count) === '' && lf.endsWith('\n') && newLineCount > 0) {
     notes.push(
       'The file still ends without a final newline: line-range mode keeps the ending of the last line it replaces. ' +
         'To add one, use snippet mode with old_snippet = the last line and new_snippet = the same line followed by a newline.',
@@ -91,5 +89,6 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
     startLine,
     endLine: startLine + newLineCount - 1,
     newlineKind,
+    splice: { start: startOffset, end: endOffset, replacement },
   };
 }

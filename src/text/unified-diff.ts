@@ -105,3 +105,27 @@ export function diffStat(before: string | null, after: string | null): { added: 
   }
   return { added, removed };
 }
+
+/**
+ * unifiedDiff(path, original, the spliced text), computed on the lines around the splice only:
+ * the changed lines with more than the context on both sides give the same hunk as the whole
+ * file does (everything outside is shared), shifted by the lines in front. A one-line edit of a
+ * 50 MB file diffs a few lines and never builds the 50 MB result string.
+ */
+export function unifiedDiffOfSplice(path: string, original: string, splice: { start: number; end: number; replacement: string }): string {
+  // Lines as the diff counts them (LF-terminated), CONTEXT_LINES + 1 on each side.
+  let from = splice.start;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && from > 0; n++) from = from < 2 ? 0 : original.lastIndexOf('\n', from - 2) + 1;
+  let to = splice.end;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && to < original.length; n++) {
+    const next = original.indexOf('\n', to);
+    to = next === -1 ? original.length : next + 1;
+  }
+  const before = original.slice(from, to);
+  const after = original.slice(from, splice.start) + splice.replacement + original.slice(splice.end, to);
+  const patch = unifiedDiff(path, before, after);
+  let shift = 0;
+  for (let i = original.indexOf('\n'); i !== -1 && i < from; i = original.indexOf('\n', i + 1)) shift++;
+  if (shift === 0 || patch === '') return patch;
+  return patch.replace(/^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/gm, (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) => `@@ -${Number(a) + shift}${ac ?? ''} +${Number(b) + shift}${bc ?? ''} @@`);
+}

@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { ForgeError, type ErrorCode } from '../../errors';
-import { analyzeNewlines, applyLineEdit, applySnippetEdit, unifiedDiff, type NewlineKind, type RecoveryReport } from '../../text';
+import { analyzeNewlines, applyLineEdit, applySnippetEdit, unifiedDiff, unifiedDiffOfSplice, type NewlineKind, type RecoveryReport } from '../../text';
 import { defineTool } from '../define';
 import { loadFile, writeSeen } from '../file-access';
 import { freshnessProblem } from '../read-tracking';
-import { decodeText, encodeText, utf8ByteLength } from '../text-io';
+import { decodeText, encodeText, spliceUtf8, utf8ByteLength } from '../text-io';
 
 const SNIPPET_FIELDS = ['old_snippet', 'new_snippet', 'match_hint'] as const;
 const LINE_FIELDS = ['start_line', 'end_line', 'new_content'] as const;
@@ -148,7 +148,12 @@ export const editTool = defineTool({
     if (result.status === 'ambiguous') throw fail(result.code, 'no_match', result.message, { candidates: result.candidateLines });
     if (result.status === 'error') throw fail(result.code, 'error', result.message);
 
-    const hash = result.text === text ? file.hash : await writeSeen(ctx, input.path, encodeText(result.text));
+    // A line-range edit is a splice of the file: its bytes and its diff come from the changed
+    // lines (a one-line edit of a 50 MB file never builds or compares the whole new text).
+    const splice = 'splice' in result ? result.splice : null;
+    const unchanged = splice ? splice.replacement === text.slice(splice.start, splice.end) : result.text === text;
+    const newBytes = unchanged ? null : splice ? spliceUtf8(file.bytes, text, splice) : encodeText(result.text);
+    const hash = newBytes === null ? file.hash : await writeSeen(ctx, input.path, newBytes);
     const [start, end] = 'matchStartLine' in result ? [result.matchStartLine, result.matchEndLine] : [result.startLine, result.endLine];
     return {
       action,
@@ -159,7 +164,7 @@ export const editTool = defineTool({
       ...echo,
       start_line: start,
       end_line: end,
-      diff: unifiedDiff(input.path, text, result.text),
+      diff: unchanged ? '' : splice ? unifiedDiffOfSplice(input.path, text, splice) : unifiedDiff(input.path, text, result.text),
       ...('recovery' in result && result.recovery !== undefined ? { recovery: result.recovery } : {}),
     };
   },

@@ -9,6 +9,7 @@ import { defineTool } from '../define';
 import { loadFile, notFound } from '../file-access';
 import { recordSeen } from '../read-tracking';
 import { decodeText } from '../text-io';
+import { TerminatedLines } from '../../text';
 import type { ToolsConfig } from '../config';
 
 const Input = z.strictObject({
@@ -35,21 +36,13 @@ export interface ReadFileOutput {
   message?: string;
 }
 
-/** Lines of the canonical view: CRLF, CR and LF all end a line, as the edit tools count them. */
-function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split(/\r\n|\r|\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-function page(lines: string[], first: number, last: number, limits: ToolsConfig['read_file']): { content: string; end: number } {
+function page(lines: TerminatedLines, first: number, last: number, limits: ToolsConfig['read_file']): { content: string; end: number } {
   const width = String(last).length;
   const out: string[] = [];
   let bytes = 0;
   let line = first;
   for (; line <= last && line - first < limits.max_lines; line++) {
-    let text = lines[line - 1]!;
+    let text = lines.content(line);
     if (text.length > limits.max_line_chars) {
       text = `${text.slice(0, limits.max_line_chars)}… [line cut: ${text.length - limits.max_line_chars} more characters]`;
     }
@@ -92,8 +85,10 @@ export const readFileTool = defineTool({
       };
     }
     const hasBom = text.startsWith('\ufeff');
-    const lines = splitLines(hasBom ? text.slice(1) : text);
-    const total = lines.length;
+    // Lines of the canonical view (CRLF, CR and LF all end a line, as the edit tools count
+    // them), indexed by offset: only the page's lines become strings.
+    const lines = new TerminatedLines(hasBom ? text.slice(1) : text);
+    const total = lines.count;
     const first = input.start_line ?? 1;
     if (total === 0) {
       return { path: input.path, file_hash: file.hash, type: 'file', content: '', total_lines: 0, message: `${input.path} is empty.` };

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { nodeWorktreeSync } from '../../branches/node/worktree-sync';
 import { ForgeError } from '../../errors';
-import { startInspectServer } from '../../inspect/node/server';
 import { openRepository } from '../open';
 
 interface InspectOptions {
@@ -45,6 +44,8 @@ export function registerInspect(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ForgeError('INVALID_ARGUMENT', `--port ${options.port} is not a port number (0-65535).`);
       const repo = await openRepository(options);
       // The bundle runs from dist/forge.cjs; the page is built beside it in dist/inspect/.
+      // Loaded here: node:http costs every other command's start-up ~6 ms.
+      const { startInspectServer } = await import('../../inspect/node/server');
       const inspector = await startInspectServer({ repo, assetsDir: join(__dirname, 'inspect'), host: options.host, port, worktree: nodeWorktreeSync() }).catch((error: unknown) => {
         throw listenError(error, options.host, port);
       });

@@ -3,10 +3,9 @@ import type { Command } from 'commander';
 import type { AgentEvent } from '../../agent/events';
 import type { Agent } from '../../agent/loop';
 import { ForgeError, toForgeError } from '../../errors';
-import { openRemote, pushSessions, type PushResult, type RemoteOptions } from '../../remote';
+import { openRemote, pushSessions, type FetchFunction, type PushResult, type RemoteOptions } from '../../remote';
 import { parseAdvertisement } from '../../remote/advertisement';
 import type { Repository } from '../../git';
-import { createSystemCaFetch } from '../../remote/node/system-ca-fetch';
 import { gitCredentialHelper } from '../../remote/node/git-credential';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -53,7 +52,19 @@ export function remoteAccess(options: RemoteCliOptions): RemoteOptions {
     env: remoteEnv(),
     credentialHelper: gitCredentialHelper,
     // https trusts the system's CA store too, as git does.
-    fetch: createSystemCaFetch(remoteEnv()),
+    fetch: systemCaFetch(remoteEnv()),
+  };
+}
+
+/**
+ * createSystemCaFetch, loaded at the first request: node:https and node:tls cost every command
+ * ~10 ms of start-up to load, and only the remote commands send anything.
+ */
+function systemCaFetch(env: Record<string, string | undefined>): FetchFunction {
+  let loaded: Promise<FetchFunction> | undefined;
+  return async (url, init) => {
+    loaded ??= import('../../remote/node/system-ca-fetch').then((m) => m.createSystemCaFetch(env));
+    return (await loaded)(url, init);
   };
 }
 

@@ -2,7 +2,9 @@
  * CLI output: exactly one JSON document on stdout with --json, readable text otherwise; a
  * failure is one line on stderr naming the stable error code, and an exit code by error kind.
  */
-import { fstatSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { ForgeError, toForgeError, type ErrorKind } from '../errors';
 import { cliGlobals } from './globals';
@@ -67,9 +69,50 @@ export async function readInputBytes(source: string, flag = 'input'): Promise<Bu
       throw new ForgeError('INVALID_ARGUMENT', `Cannot read ${flag} ${source}: ${why}.`, { hint: `${flag} takes a file path, or - for standard input.` });
     });
   }
+  return readStdinPipe();
+}
+
+/** Beyond this much, piped input goes to a temporary file first. */
+const PIPE_IN_MEMORY_BYTES = 16 << 20;
+
+/**
+ * Standard input from a pipe, whose size is known only at its end. Up to 16 MiB it is joined in
+ * memory; a larger input is spilled to a temporary file as it arrives and read back at its
+ * size, so a 100 MB calls file is held once, not as its chunks and their join at the same time.
+ */
+async function readStdinPipe(): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let held = 0;
+  let spill: { dir: string; fd: number } | null = null;
+  try {
+    for await (const chunk of process.stdin) {
+      const bytes = chunk as Buffer;
+      if (spill === null && held + bytes.length <= PIPE_IN_MEMORY_BYTES) {
+        chunks.push(bytes);
+        held += bytes.length;
+        continue;
+      }
+      if (spill === null) {
+        const dir = mkdtempSync(join(tmpdir(), 'forge-stdin-'));
+        spill = { dir, fd: openSync(join(dir, 'input'), 'w') };
+        for (const earlier of chunks.splice(0)) writeAll(spill.fd, earlier);
+      }
+      writeAll(spill.fd, bytes);
+    }
+    if (spill === null) return Buffer.concat(chunks);
+    closeSync(spill.fd);
+    spill.fd = -1;
+    return readFileSync(join(spill.dir, 'input'));
+  } finally {
+    if (spill !== null) {
+      if (spill.fd >= 0) closeSync(spill.fd);
+      rmSync(spill.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 
 export function shortOid(oid: string): string {

@@ -6,7 +6,7 @@
  * memory target is checked by the benchmark (`npm run bench`), not here.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { expectFsckClean } from '../helpers/fsck';
@@ -60,6 +60,18 @@ describe('forge turn: a huge write_file in the calls', () => {
   it('T-12.7: from a pipe', () => {
     const run = forge(['turn', '--repo', repo.dir, '--session', 'big', '--calls', '-'], { input: readFileSync(callsFile, 'utf8') });
     expectCommitted(run.status, run.stderr);
+  });
+
+  it('T-12.7: from a pipe of more than 16 MiB (spilled to a temporary file, removed afterwards)', () => {
+    const big = LINE.repeat(Math.ceil((20 << 20) / LINE.length));
+    writeFileSync(callsFile, JSON.stringify([{ tool: 'write_file', args: { path: 'big/huge.txt', content: big } }]));
+    const tmp = makeTempDir('tmpdir');
+    const run = forge(['turn', '--repo', repo.dir, '--session', 'big', '--calls', '-'], { input: readFileSync(callsFile, 'utf8'), env: { TMPDIR: tmp } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/big', 'big/huge.txt').equals(Buffer.from(big, 'utf8'))).toBe(true);
+    expect(readdirSync(tmp)).toEqual([]);
+    expectFsckClean(repo.gitdir);
   });
 
   it('T-12.7: a broken calls file changes nothing and says where', () => {

@@ -341,10 +341,13 @@ async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
  * in) is kept as it is: copying it would hold the content twice.
  */
 const BLOB_CACHE_BYTES = 16 * 1024 * 1024;
+/** From this size a view that is most of its buffer is kept as it is. */
+const LARGE_VIEW_BYTES = 1024 * 1024;
 /** From this size a hash costs more than remembering it (a few hundred µs). */
 const REMEMBERED_DIGEST_BYTES = 64 * 1024;
 
 function ownBytes(bytes: Uint8Array): Uint8Array {
   const wasted = bytes.buffer.byteLength - bytes.byteLength;
-  return wasted > 1024 && wasted > bytes.byteLength ? Uint8Array.prototype.slice.call(bytes) : bytes;
+  if (wasted <= 1024 || (bytes.byteLength >= LARGE_VIEW_BYTES && wasted <= bytes.byteLength)) return bytes;
+  return Uint8Array.prototype.slice.call(bytes);
 }

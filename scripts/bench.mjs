@@ -25,6 +25,7 @@ import { HERMETIC_ENV } from '../bench/git-env.mjs';
 import * as kit from '../bench/bench-kit.mjs';
 import { MAX_BUFFER, TIME_BIN, inspectRepo, median, readBlobs, sha1 } from '../bench/bench-kit.mjs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -288,8 +289,8 @@ function runBench(opts, gitdir, work, dist, picks, blobs, expectedPaths) {
 
   // turn commits
   const mainOid = run('git', [`--git-dir=${gitdir}`, 'rev-parse', 'main']).trim();
-  const gitBranches = (prefix) => {
-    const names = Array.from({ length: opts.runs + 1 }, (_, i) => `bench/${prefix}-${i}`);
+  const gitBranches = (prefix, count = opts.runs + 1) => {
+    const names = Array.from({ length: count }, (_, i) => `bench/${prefix}-${i}`);
     run('git', [`--git-dir=${gitdir}`, 'update-ref', '--stdin'], { input: names.map((b) => `create refs/heads/${b} ${mainOid}\n`).join('') });
     return names;
   };
@@ -352,7 +353,149 @@ function runBench(opts, gitdir, work, dist, picks, blobs, expectedPaths) {
       (i) => gitTurn(inBranches[i], turnContents(set, blobs, `G-i-${n}-${pad(i)}`)));
     cases[`turnCommitOnly${n}`] = { forge: median(cases[`turnInproc${n}`].results.forge.map((r) => r.commitMs)), git: null, forgeRss: null, gitRss: null };
   }
+
+  bigWriteCases(opts, gitdir, work, mainOid, gitBranches, forgeCli, inproc, cases);
   return { cases, turns };
+}
+
+// ---------- write_file of a 100 MB text file (issue 12, 7c) ----------
+
+const BIG_PATH = 'big/new-100mb.txt';
+const BIG_BYTES = 100_000_000;
+/** Issue 12, 7c: a 100 MB write_file through `forge turn --calls` peaks under 3x the file in RSS. */
+const BIG_RSS_LIMIT = 3 * BIG_BYTES;
+/** Runs per side of the big write rows: fewer than the others, each moves 100 MB several times. */
+const bigRuns = (opts) => (opts.quick ? 3 : Math.min(opts.runs, 5));
+/** A first line naming the side, input form and run, always this long, so every content is BIG_BYTES. */
+const bigHeader = (tag) => `// forge-bench ${tag.padEnd(24)}\n`;
+/** The ways the calls file reaches `forge turn`: a path, standard input redirected from the file, a pipe. */
+const BIG_FORMS = {
+  file: { key: 'bigWriteFile', script: null },
+  redirect: { key: 'bigWriteRedirect', script: 'f=$1; shift; exec "$@" <"$f"' },
+  pipe: { key: 'bigWritePipe', script: 'set -o pipefail; f=$1; shift; cat -- "$f" | "$@"' },
+};
+
+/**
+ * BIG_BYTES - header of source-like text (TypeScript-ish lines, string literals with quotes and
+ * backslashes, a few non-ASCII characters in comments, so the JSON has escapes and multi-byte
+ * UTF-8), from the seeded PRNG; and the same text escaped as a JSON string's inside.
+ */
+function sourceLikeText(bytes, seed) {
+  const rand = kit.prng(seed);
+  const ids = ['value', 'index', 'result', 'config', 'buffer', 'options', 'handler', 'request', 'response', 'entry', 'items', 'count', 'offset', 'path', 'state', 'cache', 'token', 'session', 'tree', 'blob'];
+  const types = ['string', 'number', 'boolean', 'Buffer', 'Uint8Array', 'Map<string, number>', 'readonly string[]', 'Promise<void>'];
+  const words = ['the', 'file', 'is', 'read', 'once', 'then', 'written', 'when', 'its', 'hash', 'changed', 'cache', 'entry', 'for', 'a', 'path', 'café', 'naïve', '→', '—', 'µs'];
+  const id = () => `${rand.pick(ids)}${rand.int(0, 99)}`;
+  const comment = () => Array.from({ length: rand.int(3, 12) }, () => rand.pick(words)).join(' ');
+  const templates = [
+    (ind) => `${ind}const ${id()} = ${id()}.${rand.pick(ids)}(${id()}, ${rand.int(0, 4096)});`,
+    (ind) => `${ind}if (${id()} === '${rand.pick(words)}') return "${rand.pick(ids)}\\n";`,
+    (ind) => `${ind}// ${comment()}`,
+    (ind) => `${ind}export function ${id()}(${id()}: ${rand.pick(types)}, ${id()}: ${rand.pick(types)}): ${rand.pick(types)} {`,
+    (ind) => `${ind}}`,
+    (ind) => `${ind}const re${rand.int(0, 9)} = /^[a-z]+\\d{2,}\\.${rand.pick(ids)}$/;`,
+    (ind) => `${ind}throw new Error(\`\${${id()}} is not a ${rand.pick(types)}: "\${${id()}}"\`);`,
+    (ind) => `${ind}for (let i = 0; i < ${id()}.length; i++) ${id()}[i] = ${id()}[i] ^ 0x${rand.int(0, 255).toString(16)};`,
+    () => '',
+  ];
+  const chunks = [];
+  const escaped = [];
+  let lines = [];
+  let used = 0;
+  const flush = () => {
+    const text = lines.join('');
+    chunks.push(Buffer.from(text));
+    escaped.push(Buffer.from(JSON.stringify(text).slice(1, -1)));
+    lines = [];
+  };
+  for (;;) {
+    const line = `${rand.pick(templates)('  '.repeat(rand.int(0, 4)))}\n`;
+    const size = Buffer.byteLength(line);
+    if (used + size > bytes - 100) break;
+    lines.push(line);
+    used += size;
+    if (lines.length === 10_000) flush();
+  }
+  lines.push(`// ${'='.repeat(bytes - used - 4)}\n`); // the exact size
+  flush();
+  const text = Buffer.concat(chunks);
+  check(text.length === bytes, `source-like text is ${text.length} bytes, not ${bytes}`);
+  return { text, escaped: Buffer.concat(escaped) };
+}
+
+/** git hash-object's oid of header + body, computed here. */
+const blobOid = (header, body) => createHash('sha1').update(`blob ${header.length + body.length}\0`).update(header).update(body).digest('hex');
+
+/**
+ * write_file of a 100 MB text file, whole `forge turn` process, one row per input form of the
+ * calls file, against bench/git-turn.sh committing the same content (hash-object -w of it + one
+ * commit). New sessions and branches on the benchmark repository's copy; each content is new
+ * (its first line names the run); each commit is checked here (its blobs are too big for
+ * validateTurns' one cat-file --batch), and by the final git fsck.
+ */
+function bigWriteCases(opts, gitdir, work, mainOid, gitBranches, forgeCli, inproc, cases) {
+  const runs = bigRuns(opts);
+  const git = (args) => run('git', [`--git-dir=${gitdir}`, ...args]).trim();
+  log(`write_file of a ${BIG_BYTES / 1e6} MB text file: generating the text`);
+  const base = sourceLikeText(BIG_BYTES - bigHeader('').length, 7);
+  const prefix = Buffer.from(`[{"tool":"write_file","args":{"path":${JSON.stringify(BIG_PATH)},"content":"`);
+  const suffix = Buffer.from('"}}]');
+  const pad = (n) => String(n).padStart(2, '0');
+  const checkCommit = (side, ref, commit, parent, oid, extra) => {
+    check(/^[0-9a-f]{40}$/.test(commit ?? ''), `${side} big write: no commit (${commit})`);
+    check(git(['rev-parse', ref]) === commit, `${ref} is not the big write's commit ${commit}`);
+    check(git(['rev-list', '--parents', '-n', '1', commit]) === `${commit} ${parent}`, `${side} big write ${commit}: parent is not ${parent}`);
+    check(git(['rev-parse', `${commit}:${BIG_PATH}`]) === oid, `${side} big write ${commit}: ${BIG_PATH} is not the written content (oid ${oid})`);
+    check(Number(git(['cat-file', '-s', `${commit}:${BIG_PATH}`])) === BIG_BYTES, `${side} big write ${commit}: ${BIG_PATH} is not ${BIG_BYTES} bytes`);
+    const changed = run('git', [`--git-dir=${gitdir}`, 'diff-tree', '-r', '--no-renames', '--name-only', '-z', parent, commit]).split('\0').filter(Boolean).sort();
+    check(JSON.stringify(changed) === JSON.stringify([BIG_PATH, ...extra].sort()), `${side} big write ${commit} changed ${changed.join(', ')}`);
+  };
+
+  for (const [form, { key, script }] of Object.entries(BIG_FORMS)) {
+    const sessionIds = Array.from({ length: runs + 1 }, (_, i) => `bench-big-${form}-${i}`);
+    const specFile = join(work, `sessions-big-${form}.json`);
+    writeFileSync(specFile, JSON.stringify(sessionIds.map((session) => ({ session, read: [] }))));
+    const heads = new Map(inproc(['sessions', gitdir, specFile]).sessions.map((s) => [s.session, s.head]));
+    const branches = gitBranches(`big-${form}`, runs + 1);
+    cases[key] = measure(`write_file of a 100 MB file, --calls ${form} (process)`, runs,
+      (i) => {
+        const header = Buffer.from(bigHeader(`F-${form}-${pad(i)}`));
+        const callsFile = join(work, `calls-big-${form}-${i}.json`);
+        writeFileSync(callsFile, Buffer.concat([prefix, Buffer.from(JSON.stringify(header.toString()).slice(1, -1)), base.escaped, suffix]));
+        const argv = [opts.forgeBin, 'turn', '--repo', gitdir, '--session', sessionIds[i], '--calls', script ? '-' : callsFile, '--json'];
+        let r;
+        try {
+          r = script ? timeProcess('bash', ['-c', script, 'bash', callsFile, process.execPath, ...argv], { env: BASE_ENV }) : forgeCli(argv.slice(1));
+        } finally {
+          rmSync(callsFile, { force: true });
+        }
+        const out = JSON.parse(r.stdout.toString('utf8'));
+        check(out.results?.length === 1 && out.results[0].ok && out.results[0].output?.bytes === BIG_BYTES, `forge turn (big write, ${form}): ${JSON.stringify(out).slice(0, 500)}`);
+        checkCommit('forge', `refs/heads/forge/session/${sessionIds[i]}`, out.commit, heads.get(sessionIds[i]), blobOid(header, base.text), [`.forge/sessions/${sessionIds[i]}.json`]);
+        return { ms: r.ms, rssKiB: r.rssKiB };
+      },
+      (i) => {
+        const header = Buffer.from(bigHeader(`G-${form}-${pad(i)}`));
+        const dir = join(work, 'turn', `big-${form}-${i}`);
+        mkdirSync(dir, { recursive: true });
+        const content = join(dir, 'content');
+        writeFileSync(content, Buffer.concat([header, base.text]));
+        writeFileSync(join(dir, 'blobs'), `${content}\n`);
+        writeFileSync(join(dir, 'paths'), `${BIG_PATH}\n`);
+        try {
+          const r = timeProcess('bash', [GIT_TURN, gitdir, branches[i], dir], { encoding: 'utf8' });
+          const oid = run('git', ['hash-object', content]).trim();
+          check(oid === blobOid(header, base.text), `git hash-object of the content is ${oid}, not ${blobOid(header, base.text)}`);
+          checkCommit('git', `refs/heads/${branches[i]}`, r.stdout.trim(), mainOid, oid, []);
+          return { ms: r.ms, rssKiB: r.rssKiB };
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    const rss = cases[key].results.forge.map((r) => r.rssKiB);
+    cases[key].forgeRssMedian = rss.every((v) => v != null) ? median(rss) : null;
+    log(`  forge peak RSS per run (MiB): ${rss.map((v) => fmtRss(v)).join(', ')}; git: ${cases[key].results.git.map((r) => fmtRss(r.rssKiB)).join(', ')}`);
+  }
 }
 
 // ---------- validation ----------
@@ -428,6 +571,9 @@ const TARGETS = {
   toolPatch: { text: '< 10 ms', met: (c) => c.forge < 10 },
   repoToolOverhead: { text: '< 5 ms', met: (c) => c.forge < 5 },
 };
+for (const { key } of Object.values(BIG_FORMS)) {
+  TARGETS[key] = { text: 'median peak RSS < 3x the file (300 MB)', met: (c) => (c.forgeRssMedian == null ? null : c.forgeRssMedian * 1024 < BIG_RSS_LIMIT) };
+}
 for (const n of [1, 10, 1000]) {
   const rss = { text: 'peak RSS < 150 MiB', met: (c) => (c.forgeRss == null ? null : c.forgeRss < 150 * MiB) };
   const time = TARGETS[`turnProcess${n}`];
@@ -461,6 +607,12 @@ function rows(cases, picks) {
     list.push([`turnInproc${n}`, `turn commit of ${n.toLocaleString('en-US')} file${n > 1 ? 's' : ''}, in-process (writes + commitTurn) vs git plumbing script`]);
     list.push([`turnCommitOnly${n}`, `… of which \`commitTurn()\` alone (${n.toLocaleString('en-US')} file${n > 1 ? 's' : ''})`]);
   }
+  const bigRss = (key) => (cases[key]?.forgeRssMedian != null ? `; forge's median peak RSS ${fmtRss(cases[key].forgeRssMedian)} MiB` : '');
+  list.push(
+    ['bigWriteFile', `write_file of a 100 MB text file, whole \`forge turn --calls FILE\` process vs git plumbing script (\`hash-object -w\` + commit)${bigRss('bigWriteFile')}`],
+    ['bigWriteRedirect', `… the same with \`forge turn --calls - < FILE\` (standard input redirected from the file)${bigRss('bigWriteRedirect')}`],
+    ['bigWritePipe', `… the same with \`cat FILE\` piped into \`forge turn --calls -\` (standard input a pipe)${bigRss('bigWritePipe')}`],
+  );
   return list.map(([key, label]) => {
     const c = cases[key];
     const target = TARGETS[key];
@@ -538,7 +690,8 @@ function markdown({ opts, repoInfo, picks, table, m, turnDepths }) {
     '  - whole process: `node dist/cli.js turn --repo R --session S --calls FILE --json` with N `write_file` calls. Set-up, untimed: the session is created and one turn records the changed files as read (their hashes, as `read_file` would), since `write_file` may only replace files the session has read.',
     '  - in-process: a fresh process creates the session (untimed), then times `session.vfs.writeFile` for each file + `session.commitTurn()`; the `commitTurn()` part is also shown alone.',
     '  - git: `bench/git-turn.sh`, one process per step: `rev-parse` the branch, `read-tree` its commit into a temporary index (`GIT_INDEX_FILE`), `hash-object -w --stdin-paths` (all blobs), `update-index --index-info`, `write-tree`, `commit-tree -p <parent>`, `update-ref <branch> <new> <parent>`. Its peak RSS is its largest process\'s. The same git script is the baseline of both forge forms.',
-    `  - forge's commit also holds the session's state file (\`.forge/sessions/<id>.json\`), which for a \`forge turn\` records every tool call with its arguments (for \`write_file\`, the whole content); git's commit holds the files only.`,
+    `  - forge's commit also holds the session's state file (\`.forge/sessions/<id>.json\`), which for a \`forge turn\` records that turn's tool calls with their arguments (strings over 4 KiB cut to their first 512 characters); git's commit holds the files only.`,
+    `- **write_file of a 100 MB text file**: before each run a calls file \`[{"tool":"write_file","args":{"path":"${BIG_PATH}","content":…}}]\` is written whose content is ${int(BIG_BYTES)} bytes of seeded source-like text (quotes, backslashes and some multi-byte UTF-8, so the JSON has escapes; its first line names the run, so every blob is new), and \`node dist/cli.js turn --repo R --session S --calls FILE --json\` on a new session of the benchmark repository's copy is timed with the file as a path, as \`--calls - < FILE\` and as \`cat FILE | … --calls -\` (these two through \`bash -c\`, whose peak RSS is its largest process's), against \`bench/git-turn.sh\` committing the same content from a file (\`hash-object -w\`, \`read-tree\`, \`update-index\`, \`write-tree\`, \`commit-tree\`, \`update-ref\`), median of ${bigRuns(opts)} runs per side after one warm-up, each commit's \`${BIG_PATH}\` checked against the content's \`git hash-object\` oid and size, and the target compares forge's median peak RSS with ${int(BIG_RSS_LIMIT)} bytes (${fmtRss(BIG_RSS_LIMIT / 1024)} MiB).`,
     '- **Checks**: every turn commit is its branch\'s tip, has the right parent, changes exactly the written paths (plus the session file for forge) and holds the written bytes; `git fsck --strict` of the repository is clean at the end (dangling objects allowed). The bench works on a copy of the benchmark repository, deleted afterwards.',
     `- Peak RSS of whole processes: ${TIME_BIN ? '`/usr/bin/time -f %M`' : 'n/a (no /usr/bin/time on this machine)'}; in-process: \`process.resourceUsage().maxRSS\` of the child process.`,
     '',
@@ -577,7 +730,7 @@ function remoteFleetMarkdown(f) {
   return `
 ## A fleet on one git server
 
-\`bench/remote-fleet.mjs\`: ${f.workers} worker processes, each with its own clone, run ${f.turns} scripted turns each with
+\`bench/remote-fleet.mjs\` (run by \`npm run bench\`): ${f.workers} worker processes, each with its own clone, run ${f.turns} scripted turns each with
 \`forge run --script … --push\` in parallel against one \`git http-backend\` (basic auth), then one repository fetches
 every session and merges it into main. Checked: ${f.turnsPushed} turns on the server, ${f.lost} lost, ${f.corrupt} fsck problems,
 ${f.mergesEqualToMergeTree} of ${f.workers} merge trees equal to \`git merge-tree --write-tree\`'s.
@@ -588,6 +741,10 @@ ${f.mergesEqualToMergeTree} of ${f.workers} merge trees equal to \`git merge-tre
 | git push, the same commits one turn at a time | ${f.turnsPushed} | ${f.git.seconds} s (pushes only) | | ${f.git.pushes} | ${f.git.bytes} | ${f.git.bytesPerTurn} |
 
 forge's wall time includes running the turns (the agent loop, the tools, the commits); git's is the pushes alone.
+The times depend on what else the shared machine runs; the bytes do not. Before push sent deltas (whole objects
+only), the same fleet sent 3,520 bytes per turn, 3.1× git push (measured 2026-11-24): the session's state file grew
+every turn and travelled whole. With each changed blob and tree sent as a REF_DELTA against the same path's previous
+version (\`src/remote/delta-encoder.ts\`), forge sends what git push's thin packs send.
 `;
 }
 

@@ -171,6 +171,16 @@ export class ObjectStore {
   }
 
   /**
+   * Before a ref moves to what this store wrote: a gc already running walked the refs before the
+   * move, so its prune would delete those objects under the ref. Waiting it out first means a
+   * process killed while it waits leaves the ref where it was, never naming a pruned object
+   * (settle, after the move, covers a gc that starts in between).
+   */
+  async beforeRefUpdate(waitForGc: () => Promise<void>): Promise<void> {
+    if (this.unsettled.size > 0) await waitForGc();
+  }
+
+  /**
    * After a ref moved: once no gc that may have walked the refs before the move is running,
    * every object written since the last settle is there again (one that gc pruned meanwhile is
    * written anew, the same bytes under the same oid). `waitForGc` waits the gc out.

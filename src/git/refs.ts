@@ -41,6 +41,8 @@ export class RefStore {
     private readonly logAllRefUpdates: () => Promise<boolean>,
     /** Runs after a ref moved (the object store settles what it wrote: a concurrent gc may have pruned it). */
     private readonly afterUpdate: () => Promise<void> = async () => undefined,
+    /** Runs before a ref is locked to move (the object store waits out a gc already running). */
+    private readonly beforeUpdate: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The raw value of one ref (not following symbolic refs), or null. */
@@ -81,6 +83,7 @@ export class RefStore {
     if (!OID.test(newOid) || !OID.test(expectedOid)) throw new ForgeError('INVALID_ARGUMENT', 'Ref updates take full 40-character oids.');
     const path = joinPath(this.gitdir, ref);
     const lock = `${path}.lock`;
+    await this.beforeUpdate();
     await this.mkdirFor(path, ref);
     try {
       await createExclusive(this.fs, lock, `${newOid}\n`);
@@ -254,6 +257,34 @@ export class RefStore {
       }
       throw toForgeError(error);
     }
+  }
+
+  /** The values a ref's reflog records, newest first (none when it keeps no reflog). */
+  async reflogValues(ref: string): Promise<string[]> {
+    const text = await this.fs.promises.readFile(joinPath(this.gitdir, 'logs', ref), 'utf8').catch(() => '');
+    const out: string[] = [];
+    for (const line of String(text).split('\n').reverse()) {
+      const [oldOid, newOid] = line.split(' ', 2);
+      for (const oid of [newOid, oldOid]) if (oid !== undefined && OID.test(oid) && oid !== ZERO_OID && !out.includes(oid)) out.push(oid);
+    }
+    return out;
+  }
+
+  /**
+   * Removes the reflog entries that name `oid` (as `git reflog expire --stale-fix` drops entries
+   * naming broken commits): a reflog naming an object gc pruned fails `git fsck`.
+   */
+  async dropReflogEntries(ref: string, oid: string): Promise<void> {
+    const logPath = joinPath(this.gitdir, 'logs', ref);
+    const text = String(await this.fs.promises.readFile(logPath, 'utf8').catch(() => ''));
+    if (!text.includes(oid)) return;
+    const kept = text.split('\n').filter((line) => {
+      const [oldOid, newOid] = line.split(' ', 2);
+      return oldOid !== oid && newOid !== oid;
+    });
+    const temp = `${logPath}.forge-${Date.now()}.tmp`;
+    await this.fs.promises.writeFile(temp, kept.join('\n'));
+    await this.fs.promises.rename(temp, logPath);
   }
 
   private async appendReflog(ref: string, oldOid: string, newOid: string, who: Signature, message: string): Promise<void> {

@@ -85,6 +85,7 @@ export class Repository {
       commonDir,
       async () => (await this.config.getBool('core.logAllRefUpdates')) ?? this.workdir !== null,
       () => this.objects.settle(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
+      () => this.objects.beforeRefUpdate(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
     );
   }
 

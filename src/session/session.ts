@@ -82,6 +82,8 @@ export class Session {
   carriedOver?: CarryOver;
   /** Set when the journal had a torn record (records from it on were dropped). */
   journalTear?: { line: number; dropped: number };
+  /** Set when opening moved the branch back from a head a gc had pruned. */
+  prunedHead?: { missing: string; restored: string };
 
   constructor(
     private readonly ctx: SessionContext,
@@ -107,6 +109,10 @@ export class Session {
   recoveryNotes(): string[] {
     const notes: string[] = [];
     if (this.journalTear) notes.push(`the pending-changes journal was torn at line ${this.journalTear.line}: ${this.journalTear.dropped} record(s) from there on were dropped; every whole record before it was kept.`);
+    if (this.prunedHead) {
+      const { missing, restored } = this.prunedHead;
+      notes.push(`the branch head ${missing.slice(0, 12)} had been pruned by a git gc that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what the pending-changes journal kept of that turn is pending again.`);
+    }
     const carried = this.carriedOver;
     if (carried?.rescue) {
       notes.push(`the branch moved under the pending changes: ${carried.reapplied.length} carried onto ${this.headOid.slice(0, 12)}; ${carried.conflicts.length} conflict with it (${carried.conflicts.slice(0, 5).join(', ')}) and were kept aside in ${carried.rescue.ref} ("git show ${carried.rescue.commit}").`);

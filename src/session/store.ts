@@ -126,6 +126,12 @@ export class SessionStore {
     const journal = new FsJournal(this.repo.fs, this.repo.commonDir, id);
     const { lease, pin, guard, wipOptions } = this.writerParts(id, options.readOnly === true);
     let pending = await journal.load();
+    const pruned = await this.recoverPrunedHead(id, head, pending?.base, options.readOnly === true);
+    if (pruned !== null) {
+      const session = await this.open(id, options);
+      session.prunedHead = pruned;
+      return session;
+    }
     if (pending !== null && pending.base !== head && (await pendingAlreadyCommitted(this.repo, pending.changes, pending.base, head))) {
       // The process committed, then died before clearing its journal.
       if (!options.readOnly) {
@@ -161,6 +167,36 @@ export class SessionStore {
     const session = new Session(this.ctx, foldJournaledState(committed, restored.states), restored.vfs, head, guard);
     if (restored.torn) session.journalTear = restored.torn;
     return session;
+  }
+
+  /**
+   * A branch that names a commit git's gc pruned: a process killed while it waited out a gc that
+   * had walked the refs before its turn commit moved the branch (gc-guard.ts). That commit's
+   * objects are gone; the branch goes back to the newest commit that is complete (the pending
+   * journal's base, else the reflog's newest), with a compare-and-swap, so the session opens
+   * again, and the journal, still there, makes that turn's changes pending again. Null when the
+   * head is there.
+   */
+  private async recoverPrunedHead(id: string, head: string, journalBase: string | undefined, readOnly: boolean): Promise<{ missing: string; restored: string } | null> {
+    if (await this.repo.objects.has(head)) return null;
+    const ref = sessionRef(id);
+    const candidates = [...(journalBase !== undefined ? [journalBase] : []), ...(await this.repo.refs.reflogValues(ref))].filter((oid) => oid !== head);
+    for (const oid of candidates) {
+      const usable = await readStateAt(this.repo, oid, id).then(
+        () => true,
+        () => false,
+      );
+      if (!usable) continue;
+      if (readOnly) break;
+      const who = await this.repo.identity(undefined, this.ctx.now(), 'committer');
+      await this.repo.refs.update({ ref, newOid: oid, expectedOid: head, committer: who, reflogMessage: `forge: back to ${oid.slice(0, 12)}, the head ${head.slice(0, 12)} was pruned by a gc` });
+      await this.repo.refs.dropReflogEntries(ref, head);
+      return { missing: head, restored: oid };
+    }
+    throw new ForgeError('OBJECT_NOT_FOUND', `${sessionBranch(id)} names commit ${head}, which is not in the repository (a git gc pruned it while it was being committed)${readOnly ? '' : ', and no earlier commit of the session to go back to was found'}.`, {
+      data: { ref, head },
+      hint: readOnly ? 'Open the session for writing (forge turn, forge mcp): it goes back to its last complete commit.' : `Point the branch at an earlier commit of the session: git update-ref ${ref} <commit>.`,
+    });
   }
 
   /**

@@ -3,12 +3,14 @@
  * disk and a branch moved behind its back. Each case drives the real CLI or MCP server against
  * a repository on disk and checks the result with the git CLI (fsck, ls-tree, show).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forge } from '../helpers/forge-cli';
+import { FORGE_BIN, forge } from '../helpers/forge-cli';
 import { expectFsckClean } from '../helpers/fsck';
-import { git } from '../helpers/git-cli';
+import { git, hermeticGitEnv } from '../helpers/git-cli';
 import { copyFixture, gitShowBytes } from '../helpers/repos';
 import { branchTip, startMcp, textOf } from './mcp-harness';
 
@@ -101,6 +103,69 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     expect(branchTip(repo, 'gone')).toBe(before);
     expect(before).not.toBe(head);
     expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'gone.jsonl'))).toBe(true);
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('T-12.1: a process killed while a gc runs beside its turn commit', () => {
+  /** Every object file now; what a gc that walked the refs at this moment would keep. */
+  const reachable = (repo: { dir: string }) => new Set(git(repo.dir, ['rev-list', '--objects', '--all', '--reflog']).stdout.split('\n').map((l) => l.slice(0, 40)).filter(Boolean));
+  /** The prune of that gc: every loose object it did not reach. */
+  const pruneUnreached = (repo: { gitdir: string }, kept: Set<string>) => {
+    const objects = join(repo.gitdir, 'objects');
+    for (const fan of readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d))) {
+      for (const name of readdirSync(join(objects, fan))) if (!kept.has(fan + name)) rmSync(join(objects, fan, name));
+    }
+  };
+
+  it('waits out a running gc before moving the branch: killed while waiting, the branch is where it was and the edit still pending', async () => {
+    const repo = copyFixture('example-app');
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'g']).status).toBe(0);
+    const mcp = await startMcp(repo, ['--session', 'g']);
+    expect((await mcp.call('write_file', { path: 'p.txt', content: 'kept\n' })).isError).toBeFalsy();
+    await mcp.close();
+    const before = git(repo.dir, ['rev-parse', 'forge/session/g']).stdout.trim();
+    const kept = reachable(repo); // the running gc's walk
+    const gcProcess = spawn('sleep', ['60']);
+    writeFileSync(join(repo.gitdir, 'gc.pid'), `${gcProcess.pid} ${hostname()}`);
+    try {
+      const committing = spawn(process.execPath, [FORGE_BIN, 'turn', '--repo', repo.dir, '--session', 'g', '--calls', '-'], { env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '' } });
+      committing.stdin.end('[]');
+      await new Promise((done) => setTimeout(done, 1500));
+      committing.kill('SIGKILL');
+      await new Promise((done) => committing.once('exit', done));
+      expect(git(repo.dir, ['rev-parse', 'forge/session/g']).stdout.trim()).toBe(before);
+      pruneUnreached(repo, kept);
+    } finally {
+      gcProcess.kill();
+      rmSync(join(repo.gitdir, 'gc.pid'), { force: true });
+    }
+    expectFsckClean(repo.gitdir);
+    const run = turn(repo, 'g');
+    expect(run.status, run.stderr).toBe(0);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/g', 'p.txt').toString()).toBe('kept\n');
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a branch left naming a pruned commit goes back to its last complete commit on open, and the turn\'s edits are pending again', async () => {
+    const repo = copyFixture('example-app');
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'h']).status).toBe(0);
+    expect(turn(repo, 'h', JSON.stringify([{ tool: 'write_file', args: { path: 'one.txt', content: '1\n' } }])).status).toBe(0);
+    const complete = git(repo.dir, ['rev-parse', 'forge/session/h']).stdout.trim();
+    const mcp = await startMcp(repo, ['--session', 'h']);
+    expect((await mcp.call('write_file', { path: 'two.txt', content: '2\n' })).isError).toBeFalsy();
+    await mcp.close();
+    // What a process killed after its compare-and-swap leaves when the gc's prune ran: the branch
+    // on a new commit whose object is gone, the journal (made on the old head) still there.
+    const lost = git(repo.dir, ['commit-tree', '-p', complete, '-m', 'lost turn', `${complete}^{tree}`]).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/h', lost, complete]);
+    rmSync(join(repo.gitdir, 'objects', lost.slice(0, 2), lost.slice(2)));
+    expect(git(repo.dir, ['fsck', '--strict'], { allowFail: true }).status).not.toBe(0);
+    const run = turn(repo, 'h');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`the branch head ${lost.slice(0, 12)} had been pruned by a git gc`);
+    expect(git(repo.dir, ['rev-parse', 'forge/session/h^']).stdout.trim()).toBe(complete);
+    expect(gitShowBytes(repo.gitdir, 'forge/session/h', 'two.txt').toString()).toBe('2\n');
     expectFsckClean(repo.gitdir);
   });
 });

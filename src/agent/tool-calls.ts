@@ -39,6 +39,7 @@ export class SessionToolRunner {
       approval: options.approval,
       // The repository's platform: native SHA-256 on Node, WebCrypto elsewhere.
       hashContent: (bytes) => session.repo.sha256Hex(bytes),
+      hashOfBlob: (oid) => session.repo.blobSha256(oid),
       ...(options.config !== undefined ? { config: options.config } : {}),
     });
   }

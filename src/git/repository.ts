@@ -7,6 +7,7 @@ import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
 import { WeightedLru } from './lru';
+import { mkdirp } from './fs-capabilities';
 import { waitForRunningGc } from './gc-guard';
 import { encodeTree, parseCommit, parseCommitLinks, parseTag, parseTree, serializeCommit, type Commit, type CommitLinks, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
@@ -65,6 +66,10 @@ export class Repository {
   /** SHA-256 of the bytes this repository handed out (shared and read-only by contract). */
   private readonly digests = new WeakMap<Uint8Array, string>();
   private readonly handedOut = new WeakSet<Uint8Array>();
+  /** The blob oid of bytes this repository read or wrote: a large blob's SHA-256 is then kept by oid. */
+  private readonly blobOids = new WeakMap<Uint8Array, string>();
+  /** SHA-256 of large blobs by oid (also on disk: `<commondir>/forge/cache/sha256/<oid>`). */
+  private readonly blobDigests = new Map<string, string>();
 
   private constructor(
     readonly fs: GitFs,
@@ -142,6 +147,7 @@ export class Repository {
     const content = ownBytes(await this.objects.readTyped(oid, 'blob'));
     this.keepBlob(oid, content);
     this.handedOut.add(content);
+    this.blobOids.set(content, oid);
     return content;
   }
 
@@ -161,7 +167,38 @@ export class Repository {
     if (known !== undefined) return known;
     const digest = await this.platform.sha256Hex(bytes);
     if (this.handedOut.has(bytes) || bytes.length >= REMEMBERED_DIGEST_BYTES) this.digests.set(bytes, digest);
+    const oid = this.blobOids.get(bytes);
+    if (oid !== undefined && bytes.length >= DIGEST_BY_OID_BYTES) await this.rememberBlobDigest(oid, digest);
     return digest;
+  }
+
+  /**
+   * The SHA-256 of a large blob's content, when this repository hashed it before (in this
+   * process, or in an earlier one: kept on disk by oid, as a blob never changes); else null. A
+   * tool that only needs a 100 MB file's hash (write_file's stale check) then never inflates it.
+   */
+  async blobSha256(oid: string): Promise<string | null> {
+    const known = this.blobDigests.get(oid);
+    if (known !== undefined) return known;
+    const stored = await this.fs.promises.readFile(this.digestPath(oid), 'utf8').then(String, () => '');
+    if (!/^[0-9a-f]{64}$/.test(stored)) return null;
+    this.blobDigests.set(oid, stored);
+    return stored;
+  }
+
+  private async rememberBlobDigest(oid: string, digest: string): Promise<void> {
+    if (this.blobDigests.get(oid) === digest) return;
+    if (this.blobDigests.size >= 4096) this.blobDigests.clear();
+    this.blobDigests.set(oid, digest);
+    // Best effort: a cache that cannot be written (read-only repository) costs a hash later.
+    const path = this.digestPath(oid);
+    await mkdirp(this.fs, path.slice(0, path.lastIndexOf('/')))
+      .then(() => this.fs.promises.writeFile(path, digest))
+      .catch(() => undefined);
+  }
+
+  private digestPath(oid: string): string {
+    return joinPath(this.commonDir, 'forge', 'cache', 'sha256', oid.slice(0, 2), oid.slice(2));
   }
 
   /** A blob's size: from the cache, else from its object header (the blob is not inflated). */
@@ -176,7 +213,12 @@ export class Repository {
    */
   async writeBlob(content: Uint8Array, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
-    if (options.keep !== false) this.keepBlob(oid, ownBytes(content));
+    this.blobOids.set(content, oid);
+    if (options.keep !== false) {
+      const kept = ownBytes(content);
+      this.keepBlob(oid, kept);
+      this.blobOids.set(kept, oid);
+    }
     return oid;
   }
 
@@ -344,6 +386,8 @@ async function readAlternates(fs: GitFs, commonDir: string): Promise<string[]> {
 const BLOB_CACHE_BYTES = 16 * 1024 * 1024;
 /** From this size a view that is most of its buffer is kept as it is. */
 const LARGE_VIEW_BYTES = 1024 * 1024;
+/** From this size a blob's SHA-256 is remembered by its oid, on disk too (hashing 1 MiB: ~2 ms). */
+const DIGEST_BY_OID_BYTES = 1024 * 1024;
 /** From this size a hash costs more than remembering it (a few hundred µs). */
 const REMEMBERED_DIGEST_BYTES = 64 * 1024;
 

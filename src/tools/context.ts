@@ -18,6 +18,8 @@ export interface ToolContext {
   config: ToolsConfig;
   /** SHA-256 hex of file bytes: the hash read tracking and file_hash use. */
   hashContent(bytes: Uint8Array): Promise<string>;
+  /** The same hash of a blob by its oid, when it is known without reading it (null: read and hash it). */
+  hashOfBlob?(oid: string): Promise<string | null>;
   /** Decides side-effecting calls. Default: allowReadOnly() without a callback. */
   approval: ApprovalPolicy;
   /**
@@ -33,6 +35,7 @@ export interface ToolContextOptions {
   /** A ToolsConfig, or a partial config object to parse with defaults. */
   config?: unknown;
   hashContent?: (bytes: Uint8Array) => Promise<string>;
+  hashOfBlob?: (oid: string) => Promise<string | null>;
   approval?: ApprovalPolicy;
 }
 
@@ -46,6 +49,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     state: options.state ?? newToolState(),
     config: options.config === undefined ? DEFAULT_TOOLS_CONFIG : parseToolsConfig(options.config),
     hashContent: options.hashContent ?? sha256Hex,
+    ...(options.hashOfBlob ? { hashOfBlob: options.hashOfBlob } : {}),
     approval: options.approval ?? allowReadOnly(),
   };
 }

@@ -25,6 +25,22 @@ export async function loadFile(ctx: ToolContext, path: string): Promise<CurrentF
   return { bytes, hash: await ctx.hashContent(bytes), mode: stat.mode as FileMode };
 }
 
+/**
+ * What a tool that replaces a file whole needs of the current one: its hash (after the
+ * FILE_NOT_READ / STALE_FILE checks) and mode, or null when nothing is there. A large file whose
+ * hash is known by its blob oid is not read: overwriting a 100 MB file does not inflate it.
+ */
+export async function checkForReplace(ctx: ToolContext, path: string, toolName: string): Promise<{ hash: string; mode: FileMode } | null> {
+  const stat = await ctx.vfs.stat(path);
+  const known = stat !== null && stat.type === 'file' && stat.oid && ctx.hashOfBlob ? await ctx.hashOfBlob(stat.oid) : null;
+  if (known === null || stat === null) {
+    const file = await loadForChange(ctx, path, toolName);
+    return file === null ? null : { hash: file.hash, mode: file.mode };
+  }
+  assertFresh(ctx.state, path, known, toolName);
+  return { hash: known, mode: stat.mode as FileMode };
+}
+
 /** The file at `path` if it exists, after FILE_NOT_READ / STALE_FILE checks; null when it does not exist. */
 export async function loadForChange(ctx: ToolContext, path: string, toolName: string, givenHash?: string): Promise<CurrentFile | null> {
   const file = await loadFile(ctx, path);

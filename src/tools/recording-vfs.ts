@@ -9,7 +9,8 @@ import type { FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOpti
 
 type Before =
   | { kind: 'absent' }
-  | { kind: 'entry'; oid: string; mode: FileMode; bytes: Uint8Array }
+  /** By oid: the blob is in the object store (holding a 100 MB file's bytes for a rollback would double it). */
+  | { kind: 'entry'; oid: string; mode: FileMode }
   /** A directory or submodule: the write fails, so there is nothing to restore. */
   | { kind: 'other' };
 
@@ -74,7 +75,7 @@ export class RecordingVfs implements WritableVfs {
   async rollback(): Promise<void> {
     for (const [path, before] of [...this.before].reverse()) {
       if (before.kind === 'entry') {
-        await this.inner.writeFile(path, before.bytes, { mode: before.mode });
+        await this.inner.writeFile(path, await this.inner.readBlob(before.oid), { mode: before.mode });
       } else if (before.kind === 'absent' && isFileLike(await this.inner.stat(path))) {
         await this.inner.deleteFile(path);
       }
@@ -104,7 +105,7 @@ export class RecordingVfs implements WritableVfs {
     if (this.before.has(path)) return;
     const stat = await this.inner.stat(path);
     if (stat === null) this.before.set(path, { kind: 'absent' });
-    else if (isFileLike(stat)) this.before.set(path, { kind: 'entry', oid: stat.oid, mode: stat.mode, bytes: await this.inner.readFile(path) });
+    else if (isFileLike(stat)) this.before.set(path, { kind: 'entry', oid: stat.oid, mode: stat.mode });
     else this.before.set(path, { kind: 'other' });
   }
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../define';
-import { loadForChange, writeSeen } from '../file-access';
+import { checkForReplace, writeSeen } from '../file-access';
 import { encodeText } from '../text-io';
 
 const Input = z.strictObject({
@@ -31,7 +31,7 @@ export const writeFileTool = defineTool({
   utf8Args: ['content'],
   paths: (input) => [{ field: 'path', path: input.path, role: 'write' }],
   async handler(input, ctx): Promise<WriteFileOutput> {
-    const existing = await loadForChange(ctx, input.path, 'write_file');
+    const existing = await checkForReplace(ctx, input.path, 'write_file');
     // A huge content from `forge turn` arrives as bytes and is written as it is.
     const bytes = ctx.utf8Args?.get('content') ?? encodeText(input.content);
     const hash = await writeSeen(ctx, input.path, bytes);

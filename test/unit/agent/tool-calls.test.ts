@@ -96,6 +96,30 @@ describe('SessionToolRunner records', () => {
     expect(asBytes.session.state.toolCalls).toEqual(asString.session.state.toolCalls.map((c) => ({ ...c, at: asBytes.session.state.toolCalls[0]!.at })));
   });
 
+  it('T-12.7: overwriting a large file checks it by the hash remembered for its blob (on disk, across processes): it is not read, and a stale one is still refused', async () => {
+    const { repo, session, runner } = await setup();
+    const big = 'line of a large file\n'.repeat(60_000);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'big.txt', content: big } })).ok).toBe(true);
+    await session.commitTurn();
+    const oid = (await session.vfs.stat('big.txt'))!.oid!;
+    // A new process: only the repository's files are shared.
+    const again = await Repository.open({ fs: repo.fs, dir: repo.workdir ?? repo.gitdir, platform: nodePlatform });
+    expect(await again.blobSha256(oid)).toBe(await repo.sha256Hex(new TextEncoder().encode(big)));
+    const reopened = await new SessionStore(again).open('tc');
+    const reads: string[] = [];
+    const readFile = reopened.vfs.readFile.bind(reopened.vfs);
+    reopened.vfs.readFile = async (path: string) => (reads.push(path), readFile(path));
+    const rerun = new SessionToolRunner(reopened, { approval: allowAll });
+    const replaced = await rerun.call({ tool: 'write_file', args: { path: 'big.txt', content: 'small now\n' } });
+    expect(replaced.ok).toBe(true);
+    expect(reads).toEqual([]);
+    // Another writer changed it since: the hash by oid says so, as reading it would.
+    await rerun.call({ tool: 'write_file', args: { path: 'big2.txt', content: big + 'x' } });
+    reopened.state.readHashes['big2.txt'] = 'f'.repeat(64);
+    const stale = await rerun.call({ tool: 'write_file', args: { path: 'big2.txt', content: 'y' } });
+    expect(stale.ok ? 'ok' : stale.error.code).toBe('STALE_FILE');
+  });
+
   it('boundForRecord cuts long strings anywhere in a JSON value and keeps the rest as it is', () => {
     const long = 'y'.repeat(RECORDED_STRING_LIMIT + 1);
     const bounded = boundForRecord({ path: 'p', content: long, list: [long, 1, null, true], nested: { short: 'ok' } }) as Record<string, unknown>;

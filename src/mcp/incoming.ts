@@ -78,6 +78,15 @@ function checkObject(value: unknown): Incoming {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   const id = validId(value.id);
   if (!parsed.success) {
+    // By-position params are valid JSON-RPC 2.0 (a structured value): the request is fine, its
+    // params do not fit the method (every MCP method takes named params).
+    if (value.jsonrpc === '2.0' && typeof value.method === 'string' && Array.isArray(value.params) && id !== undefined) {
+      return {
+        kind: 'reject',
+        replies: [errorReply(id, ErrorCode.InvalidParams, `Invalid params for ${value.method}: params must be an object of named fields, not an array.`)],
+        problem: `positional params for ${value.method}`,
+      };
+    }
     const reason = invalidRequestReason(value);
     // A notification (no id at all) is never answered, malformed or not.
     const answer = 'id' in value || !('method' in value);

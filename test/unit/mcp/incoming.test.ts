@@ -15,6 +15,10 @@ describe('checkIncomingLine', () => {
     expect(checkIncomingLine('{"jsonrpc":"1.0","method":"notifications/initialized"}')).toEqual({ kind: 'reject', replies: [], problem: expect.any(String) });
     expect(checkIncomingLine('[]')).toMatchObject({ kind: 'reject', replies: [{ error: { code: -32600 } }] });
     expect(checkIncomingLine('42')).toMatchObject({ kind: 'reject', replies: [{ error: { code: -32600 } }] });
+    // Positional params are valid JSON-RPC that fits no MCP method: -32602; a primitive is not structured: -32600.
+    expect(checkIncomingLine('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["read_file",{}]}')).toMatchObject({ kind: 'reject', replies: [{ id: 3, error: { code: -32602, message: expect.stringContaining('not an array') } }] });
+    expect(checkIncomingLine('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":"read_file"}')).toMatchObject({ kind: 'reject', replies: [{ id: 4, error: { code: -32600 } }] });
+    expect(checkIncomingLine('{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}')).toMatchObject({ kind: 'reject', replies: [] });
   });
 });
 

@@ -212,7 +212,8 @@ export class Session {
 
   private async adoptLeftJournal(): Promise<void> {
     const left = await this.vfs.loadJournal();
-    if (left === null || left.owner === this.vfs.owner) return;
+    if (left === null) return this.followMovedHead();
+    if (left.owner === this.vfs.owner) return;
     const { repo } = this.ctx;
     const head = (await repo.refs.resolve(this.ref)) ?? this.headOid;
     const view = new CommitVfs(repo, head, (await repo.readCommit(head)).tree);
@@ -235,6 +236,17 @@ export class Session {
     this.notes.length = 0;
     await this.vfs.adopt(view, changes, records);
     this.journaled.reset(this.state);
+  }
+
+  /**
+   * Taking the session with nothing pending here and no journal left by another process: a turn
+   * another process committed meanwhile is where this view goes on (its files, its state), so
+   * this call does not work on a stale head and find out only at the commit.
+   */
+  private async followMovedHead(): Promise<void> {
+    if (this.vfs.pendingSet.size > 0) return;
+    const head = await this.ctx.repo.refs.resolve(this.ref);
+    if (head !== null && head !== this.headOid) await this.reloadHead();
   }
 
   /**

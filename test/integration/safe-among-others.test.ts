@@ -212,6 +212,25 @@ describe('T-12.2: two clients on one session', () => {
     expectFsckClean(repo.gitdir);
   });
 
+  it('a second server that takes the session after the first one committed works on the new head: its turn commits there, nothing kept aside as a conflict', async () => {
+    const repo = copyFixture('example-app');
+    forge(['session', 'new', '--repo', repo.dir, '--id', 'nh']);
+    const a = await startMcp(repo, ['--session', 'nh']);
+    const b = await startMcp(repo, ['--session', 'nh']);
+    expect((await a.call('write_file', { path: 'shared.txt', content: 'from a\n' })).isError).toBeFalsy();
+    expect((await a.call('commit_turn')).isError).toBeFalsy();
+    await a.close();
+    // B opened before A's turn: it sees A's file, and its write replaces it (not "created").
+    expect(textOf(await b.call('read_file', { path: 'shared.txt' }))).toContain('from a');
+    expect(textOf(await b.call('write_file', { path: 'shared.txt', content: 'from b\n' }))).toContain('"created":false');
+    const commit = await b.call('commit_turn');
+    expect(commit.isError, textOf(commit)).toBeFalsy();
+    await b.close();
+    expect(gitShowBytes(repo.gitdir, 'forge/session/nh', 'shared.txt').toString()).toBe('from b\n');
+    expect(git(repo.dir, ['for-each-ref', 'refs/forge/rescued']).stdout).toBe('');
+    expectFsckClean(repo.gitdir);
+  });
+
   it('discard is refused while a live server holds the session; --force makes the server notice and reload', async () => {
     const repo = copyFixture('example-app');
     const mcp = await startMcp(repo, ['--session', 'd']);

@@ -245,8 +245,13 @@ export class Session {
    */
   private async followMovedHead(): Promise<void> {
     if (this.vfs.pendingSet.size > 0) return;
-    const head = await this.ctx.repo.refs.resolve(this.ref);
-    if (head !== null && head !== this.headOid) await this.reloadHead();
+    const { repo } = this.ctx;
+    const head = await repo.refs.resolve(this.ref);
+    if (head === null || head === this.headOid) return;
+    // A head without this session's state (the branch reset to its base, a commit made with git)
+    // is left to the commit, which carries this view's work onto it and keeps the conversation.
+    const state = await readStateAt(repo, head, this.id).catch(() => null);
+    if (state !== null) await this.sitOn(head, state);
   }
 
   /**
@@ -295,7 +300,13 @@ export class Session {
   private async reloadHead(): Promise<void> {
     const { repo } = this.ctx;
     const head = (await repo.refs.resolve(this.ref)) ?? this.headOid;
-    this.replaceState(await readStateAt(repo, head, this.id));
+    await this.sitOn(head, await readStateAt(repo, head, this.id));
+  }
+
+  /** Nothing pending: the view and the state are the branch head's, `head`. */
+  private async sitOn(head: string, state: SessionState): Promise<void> {
+    const { repo } = this.ctx;
+    this.replaceState(state);
     this.headOid = head;
     this.notes.length = 0;
     this.vfs.forget(new CommitVfs(repo, head, (await repo.readCommit(head)).tree));

@@ -17,23 +17,32 @@ const STALE_AFTER_MS = 12 * 3600 * 1000;
 const MAX_WAIT_MS = 10 * 60 * 1000;
 const POLL_MS = 25;
 
-export async function waitForRunningGc(fs: GitFs, commonDir: string, processInfo: ProcessInfo | undefined, now: () => number = Date.now): Promise<void> {
+/** Waits while a gc runs (at most MAX_WAIT_MS); whether one was running. */
+export async function waitForRunningGc(fs: GitFs, commonDir: string, processInfo: ProcessInfo | undefined, now: () => number = Date.now): Promise<boolean> {
   const started = now();
-  const path = joinPath(commonDir, 'gc.pid');
+  let waited = false;
   while (now() - started < MAX_WAIT_MS) {
-    let text: string;
-    let mtime: number;
-    try {
-      const stat = await fs.promises.stat(path);
-      mtime = stat.mtimeMs ?? now();
-      text = String(await fs.promises.readFile(path, 'utf8'));
-    } catch {
-      return; // no gc running
-    }
-    if (now() - mtime > STALE_AFTER_MS) return;
-    const [pid, host] = text.trim().split(/\s+/);
-    // A gc of this host that is gone left its file behind (killed): nothing to wait for.
-    if (processInfo !== undefined && host === processInfo.host && processInfo.isAlive(Number(pid)) === false) return;
+    if (!(await isGcRunning(fs, commonDir, processInfo, now))) return waited;
+    waited = true;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+  return waited;
+}
+
+/** Whether `gc.pid` names a gc that may be running (not a stale file, not a gone process of this host). */
+export async function isGcRunning(fs: GitFs, commonDir: string, processInfo: ProcessInfo | undefined, now: () => number = Date.now): Promise<boolean> {
+  const path = joinPath(commonDir, 'gc.pid');
+  let text: string;
+  let mtime: number;
+  try {
+    const stat = await fs.promises.stat(path);
+    mtime = stat.mtimeMs ?? now();
+    text = String(await fs.promises.readFile(path, 'utf8'));
+  } catch {
+    return false; // no gc running
+  }
+  if (now() - mtime > STALE_AFTER_MS) return false;
+  const [pid, host] = text.trim().split(/\s+/);
+  // A gc of this host that is gone left its file behind (killed): nothing to wait for.
+  return !(processInfo !== undefined && host === processInfo.host && processInfo.isAlive(Number(pid)) === false);
 }

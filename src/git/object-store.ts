@@ -176,8 +176,16 @@ export class ObjectStore {
    * process killed while it waits leaves the ref where it was, never naming a pruned object
    * (settle, after the move, covers a gc that starts in between).
    */
-  async beforeRefUpdate(waitForGc: () => Promise<void>): Promise<void> {
-    if (this.unsettled.size > 0) await waitForGc();
+  async beforeRefUpdate(waitForGc: () => Promise<boolean>): Promise<void> {
+    if (this.unsettled.size === 0) return;
+    // The gc waited out may have pruned them (nothing reached them yet): the ref must not move
+    // onto a missing object, so they are written again first.
+    if (await waitForGc()) await this.restoreMissing([...this.unsettled]);
+  }
+
+  /** Whether a ref move now would race a gc: this store wrote objects no ref reaches yet, and a gc runs. */
+  async racesGc(gcRunning: () => Promise<boolean>): Promise<boolean> {
+    return this.unsettled.size > 0 && (await gcRunning());
   }
 
   /**
@@ -185,12 +193,17 @@ export class ObjectStore {
    * every object written since the last settle is there again (one that gc pruned meanwhile is
    * written anew, the same bytes under the same oid). `waitForGc` waits the gc out.
    */
-  async settle(waitForGc: () => Promise<void>): Promise<void> {
+  async settle(waitForGc: () => Promise<boolean>): Promise<void> {
     if (this.unsettled.size === 0) return;
     const objects = [...this.unsettled];
     this.unsettled.clear();
     this.unsettledBytes = 0;
     await waitForGc();
+    await this.restoreMissing(objects);
+  }
+
+  /** Writes again, same bytes under the same oid, each of these objects that is not on disk now. */
+  private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Uint8Array }]>): Promise<void> {
     for (const [oid, { type, content }] of objects) {
       if (await this.presentNow(oid)) continue;
       const framed = frameObject(type, content);

@@ -43,6 +43,8 @@ export class RefStore {
     private readonly afterUpdate: () => Promise<void> = async () => undefined,
     /** Runs before a ref is locked to move (the object store waits out a gc already running). */
     private readonly beforeUpdate: () => Promise<void> = async () => undefined,
+    /** Asked again under the lock, just before the move: a gc started meanwhile means wait and retry. */
+    private readonly racesGc: () => Promise<boolean> = async () => false,
   ) {}
 
   /** The raw value of one ref (not following symbolic refs), or null. */
@@ -75,6 +77,15 @@ export class RefStore {
   }
 
   async update(update: RefUpdate): Promise<void> {
+    // A gc that started between the wait before the lock and the move would have walked the refs
+    // without this move: the lock is given back, the gc waited out, and the update tried again.
+    for (let attempt = 0; ; attempt++) {
+      if (await this.tryUpdate(update, attempt < 3)) return;
+    }
+  }
+
+  /** One locked attempt; false when it stood back for a gc that started (`yieldToGc`). */
+  private async tryUpdate(update: RefUpdate, yieldToGc: boolean): Promise<boolean> {
     const { ref, newOid, expectedOid } = update;
     const problem = refNameProblem(ref);
     if (problem !== null || !ref.startsWith('refs/')) {
@@ -106,6 +117,7 @@ export class RefStore {
           hint: 'Someone else committed to this branch; re-open the session to continue from the new head.',
         });
       }
+      if (yieldToGc && (await this.racesGc())) return false;
       await this.appendReflog(ref, expectedOid, newOid, update.committer, update.reflogMessage);
       await this.fs.promises.rename(lock, path);
       renamed = true;
@@ -113,6 +125,7 @@ export class RefStore {
       if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
     }
     await this.afterUpdate();
+    return true;
   }
 
   /**

@@ -8,7 +8,7 @@ import { RepoConfig, assertSupportedFormat } from './config';
 import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
 import { WeightedLru } from './lru';
 import { mkdirp } from './fs-capabilities';
-import { waitForRunningGc } from './gc-guard';
+import { isGcRunning, waitForRunningGc } from './gc-guard';
 import { encodeTree, parseCommit, parseCommitLinks, parseTag, parseTree, serializeCommit, type Commit, type CommitLinks, type Signature, type TreeEntry } from './object-codec';
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
@@ -91,6 +91,7 @@ export class Repository {
       async () => (await this.config.getBool('core.logAllRefUpdates')) ?? this.workdir !== null,
       () => this.objects.settle(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
       () => this.objects.beforeRefUpdate(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
+      () => this.objects.racesGc(() => isGcRunning(fs, commonDir, platform.processInfo)),
     );
   }
 

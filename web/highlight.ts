@@ -59,6 +59,8 @@ export class NearScreenColourer {
   private readonly observer: IntersectionObserver;
   private frame = 0;
   private waiting: Array<() => void> = [];
+  /** Blocks observed whose first report has not come yet: until it does, nobody knows if they are near. */
+  private readonly unreported = new Set<Element>();
 
   constructor(
     private readonly lines: string,
@@ -68,6 +70,7 @@ export class NearScreenColourer {
     this.observer = new IntersectionObserver(
       (entries) => {
         for (const entry of entries) {
+          this.unreported.delete(entry.target);
           if (!entry.isIntersecting) continue;
           this.observer.unobserve(entry.target);
           const language = (entry.target as HTMLElement).dataset.language ?? 'plaintext';
@@ -82,10 +85,11 @@ export class NearScreenColourer {
   }
 
   observe(block: Element): void {
+    this.unreported.add(block);
     this.observer.observe(block);
   }
 
-  /** Calls `then` once the lines of the blocks reported so far are coloured. */
+  /** Calls `then` once every observed block has been reported and the lines of those near the viewport are coloured. */
   whenColoured(then: () => void): void {
     this.waiting.push(then);
     this.settle();
@@ -95,6 +99,7 @@ export class NearScreenColourer {
     cancelAnimationFrame(this.frame);
     this.observer.disconnect();
     this.queue.length = 0;
+    this.unreported.clear();
     this.waiting = [];
   }
 
@@ -110,7 +115,7 @@ export class NearScreenColourer {
   };
 
   private settle(): void {
-    if (this.queue.length || this.frame) return;
+    if (this.queue.length || this.frame || this.unreported.size) return;
     const waiting = this.waiting;
     this.waiting = [];
     for (const then of waiting) then();

@@ -26,19 +26,25 @@ function build([parentPicks, times, skew]: [number[][], number[], boolean | 'tie
   return { load: async (oid: string) => commits.get(oid)!, reach, n: parentPicks.length };
 }
 
+/** leftRight and isAncestorOf between commits a and b of graph g equal plain reachability. */
+async function expectExactReachability(g: Parameters<typeof build>[0], a: number, b: number) {
+  const { load, reach, n } = build(g);
+  const l = `c${a % n}`;
+  const r = `c${b % n}`;
+  const got = await leftRight(load, [l], [r]);
+  const L = reach(l);
+  const R = reach(r);
+  expect(new Set(got.left)).toEqual(new Set([...L].filter((x) => !R.has(x))));
+  expect(new Set(got.right)).toEqual(new Set([...R].filter((x) => !L.has(x))));
+  expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
+  return { load, l, r, got };
+}
+
 describe('leftRight', () => {
   it('without clock skew, equals reachability: left = reach(L) - reach(R), right = reach(R) - reach(L)', async () => {
     await fc.assert(
       fc.asyncProperty(dag.map(([p, t]) => [p, t, false] as [number[][], number[], boolean]), fc.nat(), fc.nat(), async (g, a, b) => {
-        const { load, reach, n } = build(g);
-        const l = `c${a % n}`;
-        const r = `c${b % n}`;
-        const got = await leftRight(load, [l], [r]);
-        const L = reach(l);
-        const R = reach(r);
-        expect(new Set(got.left)).toEqual(new Set([...L].filter((x) => !R.has(x))));
-        expect(new Set(got.right)).toEqual(new Set([...R].filter((x) => !L.has(x))));
-        expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
+        const { load, l, r, got } = await expectExactReachability(g, a, b);
         const d = await divergence(load, l, r);
         expect([d.ahead, d.behind]).toEqual([got.left.length, got.right.length]);
       }),
@@ -53,15 +59,7 @@ describe('leftRight', () => {
     expect(await divergence(loadChain, 'c7', 'c6')).toEqual({ ahead: 1, behind: 0, state: 'ahead' });
     await fc.assert(
       fc.asyncProperty(dag.map(([p, t]) => [p, t, 'ties'] as [number[][], number[], 'ties']), fc.nat(), fc.nat(), async (g, a, b) => {
-        const { load, reach, n } = build(g);
-        const l = `c${a % n}`;
-        const r = `c${b % n}`;
-        const got = await leftRight(load, [l], [r]);
-        const L = reach(l);
-        const R = reach(r);
-        expect(new Set(got.left)).toEqual(new Set([...L].filter((x) => !R.has(x))));
-        expect(new Set(got.right)).toEqual(new Set([...R].filter((x) => !L.has(x))));
-        expect(await isAncestorOf(load, r, l)).toBe(L.has(r));
+        await expectExactReachability(g, a, b);
       }),
     );
   });

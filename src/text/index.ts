@@ -5,7 +5,7 @@
  */
 export { analyzeNewlines, convertNewlines, newlineSequence, toLF, type NewlineKind, type NewlineStats } from './newlines';
 export { canonicalize, type CanonicalView } from './canonical';
-export { LineIndex, splitLinesKeepEnds, TerminatedLines, type LineWithEnd } from './lines';
+export { LineIndex, TerminatedLines } from './lines';
 export { closestLines, type LineCandidate } from './closest-lines';
 export type {
   EditError,

@@ -1,33 +1,7 @@
 /**
  * Line bookkeeping shared by the edit and patch engines: 1-based line numbers of canonical
- * offsets, and the split of an original text into lines that keep their own terminators.
+ * offsets, and where the lines of an original text start whatever their terminators.
  */
-
-/** A line of the original text and the exact newline bytes that end it ('' for a last line without one). */
-export interface LineWithEnd {
-  content: string;
-  terminator: '' | '\n' | '\r\n' | '\r';
-}
-
-/** Splits `text` into lines, each with its own terminator; a final newline does not start an extra line. */
-export function splitLinesKeepEnds(text: string): LineWithEnd[] {
-  const lines: LineWithEnd[] = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) {
-      lines.push({ content: text.slice(start, i), terminator: '\n' });
-      start = i + 1;
-    } else if (c === 13) {
-      const crlf = text.charCodeAt(i + 1) === 10;
-      lines.push({ content: text.slice(start, i), terminator: crlf ? '\r\n' : '\r' });
-      if (crlf) i++;
-      start = i + 1;
-    }
-  }
-  if (start < text.length) lines.push({ content: text.slice(start), terminator: '' });
-  return lines;
-}
 
 /** Start offsets of the lines of an LF-only text, for offset -> line lookups. */
 export class LineIndex {

@@ -87,9 +87,14 @@ export function unifiedDiff(path: string, before: string | null, after: string |
     context: CONTEXT_LINES,
     headerOptions: FILE_HEADERS_ONLY,
   });
-  if (trimmed.cut === 0) return patch;
+  return shiftHunks(patch, trimmed.cut);
+}
+
+/** A patch of a text's lines from `by` + 1 on, its hunk headers numbered as in the whole text. */
+function shiftHunks(patch: string, by: number): string {
+  if (by === 0) return patch;
   return patch.replace(/^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/gm, (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) => {
-    return `@@ -${Number(a) + trimmed.cut}${ac ?? ''} +${Number(b) + trimmed.cut}${bc ?? ''} @@`;
+    return `@@ -${Number(a) + by}${ac ?? ''} +${Number(b) + by}${bc ?? ''} @@`;
   });
 }
 
@@ -123,9 +128,7 @@ export function unifiedDiffOfSplice(path: string, original: string, splice: { st
   }
   const before = original.slice(from, to);
   const after = original.slice(from, splice.start) + splice.replacement + original.slice(splice.end, to);
-  const patch = unifiedDiff(path, before, after);
   let shift = 0;
   for (let i = original.indexOf('\n'); i !== -1 && i < from; i = original.indexOf('\n', i + 1)) shift++;
-  if (shift === 0 || patch === '') return patch;
-  return patch.replace(/^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/gm, (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) => `@@ -${Number(a) + shift}${ac ?? ''} +${Number(b) + shift}${bc ?? ''} @@`);
+  return shiftHunks(unifiedDiff(path, before, after), shift);
 }

@@ -37,7 +37,7 @@ export function encodeText(text: string): Uint8Array {
 }
 
 export function utf8ByteLength(text: string): number {
-  return encoder.encode(text).length;
+  return utf8LengthOf(text, 0, text.length);
 }
 
 /**

@@ -33,22 +33,22 @@ export class Utf8Text {
   }
 }
 
-/** Replaces every Utf8Text in a JSON-like value by its string (what a plain JSON.parse gives). */
+/**
+ * Replaces every Utf8Text in a JSON-like value by its string (what a plain JSON.parse gives);
+ * a value that holds none is returned as it is.
+ */
 export function decodeUtf8Texts(value: unknown): unknown {
   if (value instanceof Utf8Text) return value.toString();
-  if (Array.isArray(value)) return value.some(holdsUtf8Text) ? value.map(decodeUtf8Texts) : value;
+  if (Array.isArray(value)) {
+    const items = value.map(decodeUtf8Texts);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (value !== null && typeof value === 'object') {
-    if (!holdsUtf8Text(value)) return value;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, decodeUtf8Texts(item)]));
+    const entries = Object.entries(value);
+    const decoded = entries.map(([key, item]) => [key, decodeUtf8Texts(item)] as const);
+    return decoded.some(([, item], i) => item !== entries[i]![1]) ? Object.fromEntries(decoded) : value;
   }
   return value;
-}
-
-function holdsUtf8Text(value: unknown): boolean {
-  if (value instanceof Utf8Text) return true;
-  if (Array.isArray(value)) return value.some(holdsUtf8Text);
-  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsUtf8Text);
-  return false;
 }
 
 /**
@@ -58,7 +58,7 @@ function holdsUtf8Text(value: unknown): boolean {
  */
 export function splitUtf8Args(args: unknown, fields: readonly string[]): { args: unknown; bytes: Map<string, Uint8Array> } {
   const bytes = new Map<string, Uint8Array>();
-  if (args === null || typeof args !== 'object' || Array.isArray(args) || !holdsUtf8Text(args)) return { args: decodeUtf8Texts(args), bytes };
+  if (args === null || typeof args !== 'object' || Array.isArray(args) || fields.length === 0) return { args: decodeUtf8Texts(args), bytes };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
     let item: unknown;

@@ -14,7 +14,7 @@ export interface CommonOptions {
   json?: boolean;
 }
 
-export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4 };
+export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4, remote: 6 };
 
 /**
  * `forge turn` / `forge run`: the turn was committed, but some of its tool calls failed (the
@@ -33,6 +33,11 @@ export function emit(options: CommonOptions, value: unknown, text: () => string,
     const out = text();
     if (out !== '') process.stdout.write(out.endsWith('\n') ? out : out + '\n');
   }
+}
+
+/** Warnings of an operation that went on (a skipped remote ref, a followed redirect), on stderr; already escaped by whoever quoted remote data. */
+export function warn(warnings: readonly string[]): void {
+  for (const warning of warnings) process.stderr.write(`forge: warning: ${warning}\n`);
 }
 
 /**

@@ -13,7 +13,8 @@ import { REPO_TOOL_CODES } from './codes/repo-tools';
 import { REMOTE_CODES } from './codes/remote';
 import { INSPECT_CODES } from './codes/inspect';
 
-export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'internal';
+/** `remote`: a server answered something invalid, hostile or too much; neither the user's input nor a Forge bug. */
+export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'remote' | 'internal';
 
 interface CodeInfo {
   readonly kind: ErrorKind;

@@ -1,5 +1,6 @@
 /** The ref advertisement of a smart-HTTP `info/refs?service=…` answer (protocol v0/v1). Pure. */
-import { PktReader, protocolError, textOf } from './pkt-line';
+import { quoteRemote } from '../errors';
+import { PktReader, protocolError } from './pkt-line';
 import type { GitService } from './http-transport';
 
 export interface Advertisement {
@@ -32,7 +33,7 @@ export function parseAdvertisement(bytes: Uint8Array, service: GitService, remot
       firstRef = false;
     }
     const match = /^([0-9a-f]{40}) (\S+)$/.exec(text);
-    if (!match) throw protocolError(what, `the malformed ref line "${textOf(new TextEncoder().encode(text)).slice(0, 80)}"`);
+    if (!match) throw protocolError(what, `the malformed ref line "${quoteRemote(text, 80)}"`);
     const [, oid, ref] = match;
     if (ref === 'capabilities^{}' || ref!.endsWith('^{}')) continue;
     refs.set(ref!, oid!);

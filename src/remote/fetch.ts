@@ -2,14 +2,17 @@
  * Fetching session branches into `refs/remotes/<remote>/forge/session/<id>`: one upload-pack
  * request wanting the tips we lack and naming our own tips as haves, the pack unpacked through
  * the object store, and only then the remote-tracking refs moved (compare-and-swap), so a ref
- * never points at an object that is not there.
+ * never points at an object that is not there. Every check on the advertised names and their
+ * number runs before the first request for objects, so a refusal moves nothing.
  */
-import { ForgeError } from '../errors';
+import { ForgeError, quoteRemote, toForgeError } from '../errors';
 import type { Repository } from '../git';
 import { parseAdvertisement } from './advertisement';
+import { selectAdvertisedSessions, type AdvertisedSession } from './advertised-sessions';
 import { unpackInto, type StreamInflater } from './pack-unpack';
 import { moveTracking } from './push';
-import { checkSessionId, openRemote, SESSION_HEADS, trackingRef, type RemoteOptions } from './remote';
+import { checkSessionId, openRemote, trackingRef, type RemoteOptions } from './remote';
+import { fetchMaxNewRefs } from './transfer-config';
 import { packFromUploadPackResponse, uploadPackRequest } from './upload-pack';
 
 export interface FetchOptions extends RemoteOptions {
@@ -32,6 +35,8 @@ export interface FetchResult {
   sessions: FetchedSession[];
   objects: number;
   bytesReceived: number;
+  /** What the user should see but did not stop the fetch: skipped ref names (escaped), a followed redirect. */
+  warnings: string[];
 }
 
 /** At most this many of our tips are offered as haves (the server ignores those it lacks). */
@@ -48,26 +53,23 @@ export async function fetchSessions(repo: Repository, options: FetchOptions): Pr
   const name = remote.name;
   const wanted = options.sessions?.map(checkSessionId);
   const advertised = parseAdvertisement(await transport.advertisement('git-upload-pack'), 'git-upload-pack', transport.label);
-  const theirs: Array<{ id: string; oid: string }> = [];
-  for (const [ref, oid] of advertised.refs) {
-    if (!ref.startsWith(SESSION_HEADS)) continue;
-    const id = ref.slice(SESSION_HEADS.length);
-    if (wanted === undefined || wanted.includes(id)) theirs.push({ id, oid });
-  }
+  const selection = selectAdvertisedSessions(advertised.refs, wanted);
+  const theirs = selection.sessions;
   for (const id of wanted ?? []) {
     if (!theirs.some((t) => t.id === id)) {
       throw new ForgeError('REMOTE_SESSION_NOT_FOUND', `Remote ${transport.label} has no session ${id} (no branch forge/session/${id}).`, { data: { remote: transport.label, session: id } });
     }
   }
-  const wants: string[] = [];
-  for (const { oid } of theirs) if (!wants.includes(oid) && !(await repo.objects.has(oid))) wants.push(oid);
+  await checkNewRefCount(repo, name, theirs, transport.label);
+  const wants = new Set<string>();
+  for (const { oid } of theirs) if (!wants.has(oid) && !(await repo.objects.has(oid))) wants.add(oid);
   let objects = 0;
-  if (wants.length > 0) {
+  if (wants.size > 0) {
     const haves = await localTips(repo, name);
-    const body = uploadPackRequest(wants, haves, advertised.capabilities);
+    const body = uploadPackRequest([...wants], haves, advertised.capabilities);
     const answer = await transport.call('git-upload-pack', body);
     const pack = packFromUploadPackResponse(answer, advertised.capabilities.has('side-band-64k'), transport.label);
-    objects = (await unpackInto(repo, pack, options.inflate, transport.label)).oids.length;
+    objects = (await unpackReceived(repo, pack, options.inflate, transport.label)).oids.length;
     for (const oid of wants) {
       if (!(await repo.objects.has(oid))) throw new ForgeError('REMOTE_PROTOCOL_ERROR', `Remote ${transport.label} sent a pack without the commit ${oid} that was asked for; no ref moved.`, { data: { remote: transport.label } });
     }
@@ -79,7 +81,41 @@ export async function fetchSessions(repo: Repository, options: FetchOptions): Pr
     if (before !== oid) await moveTracking(repo, ref, oid, `fetch ${name}`);
     sessions.push({ session: id, ref, before, after: oid, status: before === null ? 'new' : before === oid ? 'up-to-date' : 'updated' });
   }
-  return { remote: transport.label, name, sessions, objects, bytesReceived: transport.bytesReceived };
+  return { remote: transport.label, name, sessions, objects, bytesReceived: transport.bytesReceived, warnings: [...transport.warnings, ...selection.warnings] };
+}
+
+/**
+ * One fetch creates at most forge.fetchMaxNewRefs remote-tracking refs (a server advertising
+ * 100,000 session branches would otherwise write 100,000 loose refs and reflogs); more is
+ * refused before anything is requested or moved.
+ */
+async function checkNewRefCount(repo: Repository, name: string, theirs: readonly AdvertisedSession[], label: string): Promise<void> {
+  const known = new Set((await repo.refs.list(`refs/remotes/${name}/forge/session/`)).map((r) => r.ref));
+  const created = theirs.filter((t) => !known.has(trackingRef(name, t.id))).length;
+  const max = await fetchMaxNewRefs(repo);
+  if (created <= max) return;
+  throw new ForgeError('REMOTE_TOO_MANY_REFS', `Remote ${label} advertises ${created} session branches this repository has not fetched, more than one fetch may create (${max}). Nothing was fetched.`, {
+    data: { remote: label, new: created, max },
+    hint: `Fetch the sessions you need by id (forge fetch ID…), or raise the limit: git config forge.fetchMaxNewRefs N (0: no limit).`,
+  });
+}
+
+/**
+ * The pack, unpacked: a pack that cannot be decoded (a delta out of bounds, an object that does
+ * not match its entry) is the remote's fault, REMOTE_PACK_INVALID, not a Forge bug; local
+ * conditions (a full disk) keep their own codes.
+ */
+async function unpackReceived(repo: Repository, pack: Uint8Array, inflate: StreamInflater, label: string): ReturnType<typeof unpackInto> {
+  try {
+    return await unpackInto(repo, pack, inflate, label);
+  } catch (error) {
+    const forgeError = toForgeError(error);
+    if (forgeError.kind !== 'internal') throw forgeError;
+    throw new ForgeError('REMOTE_PACK_INVALID', `The pack received from ${label} cannot be unpacked: ${quoteRemote(forgeError.message)} No ref moved.`, {
+      data: { remote: label, cause: forgeError.code },
+      hint: 'The server sent a damaged or malformed pack; nothing was moved. Retry, and report it to the server\'s administrator if it persists.',
+    });
+  }
 }
 
 /** Our branch tips and what we last fetched from this remote: commits the server likely has. */

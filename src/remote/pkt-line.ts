@@ -2,7 +2,7 @@
  * git's pkt-line framing (gitprotocol-common): four hex digits of length (the four included),
  * then the payload; "0000" is a flush packet. Pure.
  */
-import { ForgeError } from '../errors';
+import { ForgeError, quoteRemote } from '../errors';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -52,7 +52,7 @@ export class PktReader {
     if (this.done) return undefined;
     if (this.at + 4 > this.bytes.length) throw protocolError(this.what, 'a truncated pkt-line length');
     const header = decoder.decode(this.bytes.subarray(this.at, this.at + 4));
-    if (!/^[0-9a-f]{4}$/.test(header)) throw protocolError(this.what, `"${printable(header)}" where a pkt-line length was expected`);
+    if (!/^[0-9a-f]{4}$/.test(header)) throw protocolError(this.what, `"${quoteRemote(header)}" where a pkt-line length was expected`);
     const length = parseInt(header, 16);
     if (length < 4) {
       this.at += 4;
@@ -95,10 +95,6 @@ export function protocolError(what: string, detail: string): ForgeError {
   });
 }
 
-function printable(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?');
-}
-
 /**
  * Demultiplexes side-band-64k: band 1 is data, 2 progress (dropped), 3 a fatal error from the
  * server. Packets run until a flush or the end.
@@ -108,7 +104,7 @@ export function demuxSideBand(reader: PktReader, what: string): Uint8Array {
   for (let packet = reader.next(); packet !== undefined && packet !== null; packet = reader.next()) {
     const band = packet[0];
     if (band === 1) data.push(packet.subarray(1));
-    else if (band === 3) throw new ForgeError('REMOTE_REJECTED', `${what}: the server reported: ${textOf(packet.subarray(1)).trim()}`, { data: { what } });
+    else if (band === 3) throw new ForgeError('REMOTE_REJECTED', `${what}: the server reported: ${quoteRemote(textOf(packet.subarray(1)).trim())}`, { data: { what } });
     else if (band !== 2) throw protocolError(what, `side-band channel ${band}`);
   }
   return concatBytes(data);

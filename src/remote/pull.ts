@@ -21,6 +21,8 @@ export interface PullResult {
   status: 'created' | 'fast-forward' | 'up-to-date';
   before: string | null;
   after: string;
+  /** The fetch's warnings (a followed redirect, skipped ref names). */
+  warnings: string[];
 }
 
 export async function pullSession(repo: Repository, id: string, options: PullOptions): Promise<PullResult> {
@@ -30,7 +32,7 @@ export async function pullSession(repo: Repository, id: string, options: PullOpt
   if (remoteHead === null) throw new ForgeError('REMOTE_SESSION_NOT_FOUND', `Remote ${fetched.remote} has no session ${id}.`, { data: { session: id } });
   const ref = sessionHead(id);
   const local = await repo.refs.resolve(ref);
-  const result = { session: id, remote: fetched.remote, before: local, after: remoteHead };
+  const result = { session: id, remote: fetched.remote, before: local, after: remoteHead, warnings: fetched.warnings };
   const refuse = (why: string) =>
     new ForgeError('PULL_NOT_FAST_FORWARD', `Session ${id} cannot be fast-forwarded to ${fetched.name}'s: ${why}. Nothing was changed.`, {
       data: { session: id, local, remote: remoteHead },

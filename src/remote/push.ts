@@ -40,6 +40,8 @@ export interface PushResult {
   objects: number;
   /** Bytes of the receive-pack request (commands and pack). */
   bytesSent: number;
+  /** What the user should know that did not stop the push (a followed redirect). */
+  warnings: string[];
 }
 
 async function sessionsToPush(repo: Repository, options: PushOptions): Promise<Array<{ id: string; oid: string }>> {
@@ -120,7 +122,7 @@ export async function pushSessions(repo: Repository, options: PushOptions): Prom
   for (const result of results) {
     if (result.status === 'up-to-date' && remote.name !== null) await moveTracking(repo, trackingRef(remote.name, result.session), result.after, 'push');
   }
-  return { remote: transport.label, sessions: results, objects, bytesSent };
+  return { remote: transport.label, sessions: results, objects, bytesSent, warnings: transport.warnings };
 }
 
 /**

@@ -4,6 +4,7 @@
  * since our advertisement is refused there, not overwritten), then the pack; the answer is
  * report-status. Pure request building and response parsing.
  */
+import { quoteRemote } from '../errors';
 import { concatBytes, demuxSideBand, FLUSH_PKT, pktLine, PktReader, protocolError } from './pkt-line';
 
 export interface RefCommand {
@@ -38,8 +39,8 @@ export function parseReportStatus(body: Uint8Array, sideBand: boolean, remote: s
     const ok = /^ok (\S+)$/.exec(line);
     const ng = /^ng (\S+) (.*)$/.exec(line);
     if (ok) refs.set(ok[1]!, null);
-    else if (ng) refs.set(ng[1]!, ng[2]!);
-    else throw protocolError(what, `the status line "${line.slice(0, 80)}"`);
+    else if (ng) refs.set(ng[1]!, quoteRemote(ng[2]!));
+    else throw protocolError(what, `the status line "${quoteRemote(line, 80)}"`);
   }
-  return { unpack: unpackLine.slice('unpack '.length), refs };
+  return { unpack: quoteRemote(unpackLine.slice('unpack '.length)), refs };
 }

@@ -4,11 +4,12 @@
  * their names on the remote; what was last fetched of them lives in
  * `refs/remotes/<name>/forge/session/<id>`.
  */
-import { ForgeError } from '../errors';
+import { ForgeError, quoteRemote } from '../errors';
 import { refNameProblem, type Repository } from '../git';
 import { credentialsFromEnvironment, type CredentialHelper } from './auth';
 import { HttpTransport, type FetchFunction } from './http-transport';
 import { parseRemoteUrl, redactUrl } from './remote-url';
+import { transferLimits } from './transfer-config';
 
 export const SESSION_HEADS = 'refs/heads/forge/session/';
 export const DEFAULT_REMOTE = 'origin';
@@ -17,7 +18,7 @@ export interface RemoteOptions {
   /** A configured remote's name or an http(s) URL (default origin). */
   remote?: string;
   allowHttp?: boolean;
-  /** Where FORGE_REMOTE_TOKEN / FORGE_REMOTE_USER are read (default: none). */
+  /** Where FORGE_REMOTE_TOKEN / FORGE_REMOTE_USER and GIT_HTTP_LOW_SPEED_* are read (default: none). */
   env?: Record<string, string | undefined>;
   credentialHelper?: CredentialHelper;
   fetch?: FetchFunction;
@@ -37,9 +38,16 @@ export function trackingRef(remote: string, id: string): string {
   return `refs/remotes/${remote}/forge/session/${id}`;
 }
 
+/** Why `id` cannot be a session id (null: it can): 1-64 letters, digits, ".", "_" or "-", a valid ref name. */
+export function sessionIdProblem(id: string): string | null {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) return 'a session id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+  const problem = refNameProblem(sessionHead(id));
+  return problem === null ? null : `it is not a valid ref name: ${problem}`;
+}
+
 export function checkSessionId(id: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id) || refNameProblem(sessionHead(id)) !== null) {
-    throw new ForgeError('INVALID_ARGUMENT', `Session id "${id}" is not valid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, { data: { id } });
+  if (sessionIdProblem(id) !== null) {
+    throw new ForgeError('INVALID_ARGUMENT', `Session id "${quoteRemote(id)}" is not valid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, { data: { id } });
   }
   return id;
 }
@@ -69,6 +77,8 @@ export async function openRemote(repo: Repository, options: RemoteOptions = {}):
     ...(options.credentialHelper ? { credentialHelper: options.credentialHelper } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(name !== null ? { name } : {}),
+    allowHttp: options.allowHttp ?? false,
+    limits: await transferLimits(repo, options.env ?? {}),
   });
   return { name, transport };
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { fetchSessions, pullSession, type RemoteSessionStatus } from '../../remote';
 import { nodeStreamInflater } from '../../remote/node/stream-inflater';
 import { common } from '../common';
-import { emit, shortOid } from '../io';
+import { emit, shortOid, warn } from '../io';
 import { openRepository, openStore } from '../open';
 import { remoteAccess, type RemoteCliOptions } from './push';
 
@@ -19,6 +19,7 @@ export function registerFetch(program: Command): void {
         ...remoteAccess(options),
         inflate: nodeStreamInflater,
       });
+      warn(result.warnings);
       emit(options, result, () =>
         [
           `From ${result.remote}`,
@@ -63,6 +64,7 @@ export function registerSessionPull(session: Command): void {
           return (await opened.vfs.diff()).length > 0 || opened.state.messages.some((m) => m.turn === turn) || opened.state.toolCalls.some((c) => c.turn === turn);
         },
       });
+      warn(result.warnings);
       emit(options, result, () =>
         result.status === 'up-to-date'
           ? `Session ${id} is up to date with ${result.remote}.`

@@ -8,7 +8,7 @@ import { parseAdvertisement } from '../../remote/advertisement';
 import type { Repository } from '../../git';
 import { gitCredentialHelper } from '../../remote/node/git-credential';
 import { common } from '../common';
-import { emit, shortOid, type CommonOptions } from '../io';
+import { emit, shortOid, warn, type CommonOptions } from '../io';
 import { openRepository } from '../open';
 
 export interface RemoteCliOptions extends CommonOptions {
@@ -83,6 +83,7 @@ export function registerPush(program: Command): void {
         forceWithLease: options.forceWithLease ?? false,
         ...remoteAccess(options),
       });
+      warn(result.warnings);
       const failure = pushFailure(result);
       if (failure && options.json) throw failure;
       emit(options, result, () => pushText(result));

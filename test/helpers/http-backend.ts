@@ -26,6 +26,8 @@ export interface RequestLog {
   path: string;
   service: string | null;
   user: string | null;
+  /** The Authorization header the request carried (null: none), to prove where credentials went. */
+  authorization: string | null;
   status: number;
   bytesIn: number;
 }
@@ -69,7 +71,7 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const service = url.searchParams.get('service') ?? (url.pathname.endsWith('/git-receive-pack') ? 'git-receive-pack' : url.pathname.endsWith('/git-upload-pack') ? 'git-upload-pack' : null);
-    const log: RequestLog = { method: req.method ?? 'GET', path: url.pathname, service, user: null, status: 0, bytesIn: 0 };
+    const log: RequestLog = { method: req.method ?? 'GET', path: url.pathname, service, user: null, authorization: req.headers.authorization ?? null, status: 0, bytesIn: 0 };
     requests.push(log);
     const user = userOf(req, options.users);
     const needsAuth = service === 'git-receive-pack' || options.authForFetch === true;

@@ -4,8 +4,7 @@
  * store forge reads (SSL_CERT_FILE here, as OpenSSL and git read it), and refused as
  * REMOTE_UNREACHABLE, naming the certificate problem and never the password, when it is not.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemCaBundle } from '../../../src/remote/node/system-ca-fetch';
@@ -13,18 +12,8 @@ import { git } from '../../helpers/git-cli';
 import { startGitHttpServer, type GitHttpServer } from '../../helpers/http-backend';
 import { makeRepo } from '../../helpers/repos';
 import { makeTempDir } from '../../helpers/temp';
+import { privateCa } from '../../helpers/tls';
 import { forgeAsync, rev, USERS } from './remote-harness';
-
-/** A private CA and a certificate it signed for 127.0.0.1, made with openssl. */
-function privateCa(dir: string): { ca: string; key: string; cert: string } {
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Forge Test CA']);
-  run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
-  run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf']);
-  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-  return { ca: join(dir, 'ca.pem'), key: read('server.key'), cert: read('server.pem') };
-}
 
 describe('https remotes and the system CA store', () => {
   let server: GitHttpServer | undefined;

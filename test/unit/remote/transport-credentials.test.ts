@@ -22,7 +22,7 @@ function scripted(answers: Record<string, Answer | Answer[]>): { fetch: FetchFun
     const entry = answers[url];
     const answer = Array.isArray(entry) ? entry.shift() : entry;
     if (answer === undefined) throw new Error(`unexpected request ${url}`);
-    if (answer === 'ok') return new Response(ADVERTISEMENT, { status: 200 });
+    if (answer === 'ok') return new Response(ADVERTISEMENT as Uint8Array<ArrayBuffer>, { status: 200 });
     return new Response('', { status: answer.status, headers: answer.location ? { Location: answer.location } : {} });
   };
   return { fetch, seen };

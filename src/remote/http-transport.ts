@@ -75,7 +75,7 @@ export class HttpTransport {
   readonly warnings: string[] = [];
   /** Where requests go: the endpoint's URL, or where its first request was redirected. */
   private base: string;
-  /** git's http.followRedirects=initial: only until the first answer that is not a redirect. */
+  /** git's http.followRedirects=initial: redirects are followed until the first request has succeeded (a 401 and its retry included). */
   private initial = true;
   private credentials: BoundCredentials | null;
   private readonly helperAsked = new Set<string>();
@@ -121,8 +121,6 @@ export class HttpTransport {
         hops += 1;
         continue;
       }
-      if (this.initial && this.base !== this.endpoint.url) this.warnings.push(`redirected to ${this.base} (credentials for ${new URL(this.endpoint.url).origin} are not sent there)`);
-      this.initial = false;
       if ((response.status === 401 || response.status === 403) && credentials?.fromHelper) {
         await this.options.credentialHelper?.reject?.(this.base, credentials.value);
         this.credentials = null;
@@ -152,6 +150,8 @@ export class HttpTransport {
           data: { remote: this.label, status: response.status },
         });
       }
+      if (this.initial && this.base !== this.endpoint.url) this.warnings.push(`redirected to ${this.base} (credentials for ${new URL(this.endpoint.url).origin} are not sent there)`);
+      this.initial = false;
       if (credentials?.fromHelper && !this.approved) {
         this.approved = true;
         await this.options.credentialHelper?.approve?.(this.base, credentials.value);

@@ -7,7 +7,9 @@
 import { ForgeError } from '../errors';
 import type { Repository } from '../git';
 import { parseAdvertisement } from './advertisement';
-import { unpackInto, type StreamInflater } from './pack-unpack';
+import { findUnconnected, trustedTips } from './connectivity';
+import type { StreamInflater, UnpackLimits } from './pack-unpack';
+import { receivePack, unpackLimits } from './received-objects';
 import { moveTracking } from './push';
 import { checkSessionId, openRemote, SESSION_HEADS, trackingRef, type RemoteOptions } from './remote';
 import { packFromUploadPackResponse, uploadPackRequest } from './upload-pack';
@@ -16,6 +18,8 @@ export interface FetchOptions extends RemoteOptions {
   /** Only these sessions (default: every session branch the remote has). */
   sessions?: readonly string[];
   inflate: StreamInflater;
+  /** Default: forge.maxObjectSize / forge.maxPackSize, else DEFAULT_UNPACK_LIMITS. */
+  limits?: UnpackLimits;
 }
 
 export interface FetchedSession {
@@ -59,18 +63,22 @@ export async function fetchSessions(repo: Repository, options: FetchOptions): Pr
       throw new ForgeError('REMOTE_SESSION_NOT_FOUND', `Remote ${transport.label} has no session ${id} (no branch forge/session/${id}).`, { data: { remote: transport.label, session: id } });
     }
   }
+  // A tip is asked for unless it reaches a complete history here: its commit alone may have been
+  // stored by a fetch killed halfway (by an older version that stored parents first).
+  const trusted = await trustedTips(repo);
   const wants: string[] = [];
-  for (const { oid } of theirs) if (!wants.includes(oid) && !(await repo.objects.has(oid))) wants.push(oid);
+  for (const { oid } of theirs) {
+    if (wants.includes(oid)) continue;
+    if (!(await repo.objects.has(oid)) || (await findUnconnected(repo, new Map(), [oid], trusted)) !== null) wants.push(oid);
+  }
   let objects = 0;
   if (wants.length > 0) {
     const haves = await localTips(repo, name);
     const body = uploadPackRequest(wants, haves, advertised.capabilities);
     const answer = await transport.call('git-upload-pack', body);
     const pack = packFromUploadPackResponse(answer, advertised.capabilities.has('side-band-64k'), transport.label);
-    objects = (await unpackInto(repo, pack, options.inflate, transport.label)).oids.length;
-    for (const oid of wants) {
-      if (!(await repo.objects.has(oid))) throw new ForgeError('REMOTE_PROTOCOL_ERROR', `Remote ${transport.label} sent a pack without the commit ${oid} that was asked for; no ref moved.`, { data: { remote: transport.label } });
-    }
+    const limits = options.limits ?? (await unpackLimits(repo));
+    objects = (await receivePack(repo, pack, { inflate: options.inflate, remote: transport.label, limits, tips: wants, trusted })).length;
   }
   const sessions: FetchedSession[] = [];
   for (const { id, oid } of theirs) {

@@ -12,4 +12,8 @@ export const REMOTE_CODES = {
   REMOTE_LEASE_LOST: { kind: 'conflict', summary: '--force-with-lease: the remote no longer holds the commit last fetched from it.' },
   REMOTE_SESSION_NOT_FOUND: { kind: 'user', summary: 'The remote (or the last fetch from it) has no such session branch.' },
   PULL_NOT_FAST_FORWARD: { kind: 'conflict', summary: 'The local session has turns or pending changes of its own; it cannot be fast-forwarded to the remote one.' },
+  REMOTE_PACK_INVALID: { kind: 'conflict', summary: 'The pack the remote sent is damaged or malformed (signature, checksum, inflate, delta); nothing was stored and no ref moved.' },
+  REMOTE_PACK_TOO_LARGE: { kind: 'conflict', summary: 'The pack, or an object in it, is larger than the configured limit (forge.maxPackSize, forge.maxObjectSize), or an entry inflates past its declared size; nothing was stored and no ref moved.' },
+  REMOTE_OBJECT_INVALID: { kind: 'conflict', summary: "An object the remote sent fails git's fsck (transfer.fsckObjects): a .git path, '..', a bad mode, a malformed commit; nothing was stored and no ref moved." },
+  REMOTE_OBJECTS_MISSING: { kind: 'conflict', summary: 'A fetched tip does not reach a complete history: an object it names is neither in the pack nor in the repository; nothing was stored and no ref moved.' },
 } as const;

@@ -34,7 +34,8 @@ export interface FsckResult {
 }
 
 const NAME_RULES: Record<NameProblem, string> = {
-  empty: 'emptyName',
+  // git cannot decode an entry without a name at all (badTree), rather than reporting emptyName.
+  empty: 'badTree',
   'has-slash': 'fullPathname',
   'has-nul': 'fullPathname',
   dot: 'hasDot',

@@ -93,7 +93,7 @@ export async function findUnconnected(repo: Repository, quarantine: Quarantine, 
       for (const parent of commit.info.parents) if (!viaParent.has(parent)) viaParent.set(parent, `${oid} parent`);
       return commit.info;
     };
-    const { left } = await leftRight(loader, tips, trusted);
+    const { left } = await leftRight(loader, tips, trusted, { leftOnly: true });
     const visited = new Set<string>();
     for (const oid of left) {
       const commit = commits.get(oid)!;

@@ -38,6 +38,14 @@ export class RepoConfig {
     return undefined;
   }
 
+  /** A size as git's --type=int reads it: digits with an optional k, m or g suffix (binary units); undefined when unset or not a size. */
+  async getSize(path: string): Promise<number | undefined> {
+    const value = await this.getString(path);
+    const match = value === undefined ? null : /^\s*(\d+)\s*([kmg]?)\s*$/i.exec(value);
+    if (match === null) return undefined;
+    return Number(match[1]) * 1024 ** ' kmg'.indexOf(match[2]!.toLowerCase() || ' ');
+  }
+
   /** Lower-cased variable names of a section without subsection (e.g. every `extensions.*`). */
   async sectionKeys(section: string): Promise<string[]> {
     const prefix = `${section.toLowerCase()}.`;

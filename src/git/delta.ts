@@ -1,16 +1,34 @@
 /** Applies a git delta (pack-format.txt "Deltified representation") to its base. Pure. */
 import { ForgeError } from '../errors';
 
+/** A size varint; -1 when it runs past the end or past 2^53. */
 function readVarint(delta: Uint8Array, pos: { i: number }): number {
   let result = 0;
   let shift = 0;
   let byte: number;
   do {
+    if (pos.i >= delta.length || shift > 49) return -1;
     byte = delta[pos.i++]!;
     result += (byte & 0x7f) * 2 ** shift;
     shift += 7;
   } while (byte & 0x80);
   return result;
+}
+
+/** The base and result sizes a delta declares, or null when its header is cut short. */
+export function deltaSizes(delta: Uint8Array): { base: number; result: number } | null {
+  const pos = { i: 0 };
+  const base = readVarint(delta, pos);
+  const result = base < 0 ? -1 : readVarint(delta, pos);
+  return result < 0 ? null : { base, result };
+}
+
+/**
+ * The most a delta of this many bytes can produce: one instruction byte copies at most 64 KiB.
+ * A declared result beyond it is a lie, refused before the result is allocated.
+ */
+export function maxDeltaResult(deltaLength: number): number {
+  return deltaLength * 0x10000;
 }
 
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
@@ -20,6 +38,9 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
     throw new ForgeError('OBJECT_CORRUPT', `Delta expects a base of ${baseSize} bytes but the base has ${base.length}.`);
   }
   const targetSize = readVarint(delta, pos);
+  if (targetSize < 0 || targetSize > maxDeltaResult(delta.length - pos.i)) {
+    throw new ForgeError('OBJECT_CORRUPT', `Delta declares a result of ${targetSize} bytes that its instructions cannot produce.`);
+  }
   const out = new Uint8Array(targetSize);
   let o = 0;
   let i = pos.i;

@@ -89,6 +89,12 @@ const SYMLINK_FORBIDDEN: ReadonlyArray<[needle: string, shortPrefix: string]> = 
   ['mailmap', 'maba30'],
 ];
 
+/** `.gitmodules` in any spelling HFS+ or NTFS would open as that file (fsck.c is_hfs_dotgitmodules / is_ntfs_dotgitmodules). */
+export function isDotGitmodulesName(name: string): boolean {
+  if (isHfsDotGeneric(name, 'gitmodules')) return true;
+  return name.split('\\').some((segment) => isNtfsDotGeneric(segment, 'gitmodules', 'gi7eba'));
+}
+
 /** Why git's fsck would flag a symlink (mode 120000) of this name, or null. */
 export function symlinkNameProblem(name: string): string | null {
   for (const [needle, shortPrefix] of SYMLINK_FORBIDDEN) {

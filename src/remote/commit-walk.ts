@@ -38,7 +38,12 @@ export interface SidedCommits {
   right: string[];
 }
 
-export async function leftRight(load: CommitLoader, leftTips: readonly string[], rightTips: readonly string[]): Promise<SidedCommits> {
+/**
+ * `leftOnly`: only `left` is wanted, so the walk stops as soon as no left-only commit is left to
+ * visit, instead of painting the right side down to where it meets the left (a connectivity
+ * check would otherwise walk the whole history of every local branch). `right` is then partial.
+ */
+export async function leftRight(load: CommitLoader, leftTips: readonly string[], rightTips: readonly string[], options: { leftOnly?: boolean } = {}): Promise<SidedCommits> {
   const flags = new Map<string, number>();
   const order: string[] = [];
   const queue: Array<{ oid: string; time: number }> = [];
@@ -61,7 +66,8 @@ export async function leftRight(load: CommitLoader, leftTips: readonly string[],
   };
   for (const tip of leftTips) await paint(tip, LEFT);
   for (const tip of rightTips) await paint(tip, RIGHT);
-  while (queue.length > 0 && queue.some((q) => flags.get(q.oid) !== BOTH)) {
+  const pending = options.leftOnly ? (q: { oid: string }) => flags.get(q.oid) === LEFT : (q: { oid: string }) => flags.get(q.oid) !== BOTH;
+  while (queue.length > 0 && queue.some(pending)) {
     const { oid } = queue.shift()!;
     const flag = flags.get(oid)!;
     for (const parent of (await load(oid)).parents) await paint(parent, flag);

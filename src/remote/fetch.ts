@@ -9,7 +9,9 @@ import { ForgeError, quoteRemote, toForgeError } from '../errors';
 import type { Repository } from '../git';
 import { parseAdvertisement } from './advertisement';
 import { selectAdvertisedSessions, type AdvertisedSession } from './advertised-sessions';
-import { unpackInto, type StreamInflater } from './pack-unpack';
+import { findUnconnected, trustedTips } from './connectivity';
+import type { StreamInflater, UnpackLimits } from './pack-unpack';
+import { receivePack, unpackLimits, type ReceiveOptions } from './received-objects';
 import { moveTracking } from './push';
 import { checkSessionId, openRemote, trackingRef, type RemoteOptions } from './remote';
 import { fetchMaxNewRefs } from './transfer-config';
@@ -19,6 +21,8 @@ export interface FetchOptions extends RemoteOptions {
   /** Only these sessions (default: every session branch the remote has). */
   sessions?: readonly string[];
   inflate: StreamInflater;
+  /** Default: forge.maxObjectSize / forge.maxPackSize, else DEFAULT_UNPACK_LIMITS. */
+  limits?: UnpackLimits;
 }
 
 export interface FetchedSession {
@@ -61,18 +65,22 @@ export async function fetchSessions(repo: Repository, options: FetchOptions): Pr
     }
   }
   await checkNewRefCount(repo, name, theirs, transport.label);
-  const wants = new Set<string>();
-  for (const { oid } of theirs) if (!wants.has(oid) && !(await repo.objects.has(oid))) wants.add(oid);
+  // A tip is asked for unless it reaches a complete history here: its commit alone may have been
+  // stored by a fetch killed halfway (by an older version that stored parents first).
+  const trusted = await trustedTips(repo);
+  const wants: string[] = [];
+  for (const { oid } of theirs) {
+    if (wants.includes(oid)) continue;
+    if (!(await repo.objects.has(oid)) || (await findUnconnected(repo, new Map(), [oid], trusted)) !== null) wants.push(oid);
+  }
   let objects = 0;
-  if (wants.size > 0) {
+  if (wants.length > 0) {
     const haves = await localTips(repo, name);
-    const body = uploadPackRequest([...wants], haves, advertised.capabilities);
+    const body = uploadPackRequest(wants, haves, advertised.capabilities);
     const answer = await transport.call('git-upload-pack', body);
     const pack = packFromUploadPackResponse(answer, advertised.capabilities.has('side-band-64k'), transport.label);
-    objects = (await unpackReceived(repo, pack, options.inflate, transport.label)).oids.length;
-    for (const oid of wants) {
-      if (!(await repo.objects.has(oid))) throw new ForgeError('REMOTE_PROTOCOL_ERROR', `Remote ${transport.label} sent a pack without the commit ${oid} that was asked for; no ref moved.`, { data: { remote: transport.label } });
-    }
+    const limits = options.limits ?? (await unpackLimits(repo));
+    objects = (await receiveChecked(repo, pack, { inflate: options.inflate, remote: transport.label, limits, tips: wants, trusted })).length;
   }
   const sessions: FetchedSession[] = [];
   for (const { id, oid } of theirs) {
@@ -105,9 +113,11 @@ async function checkNewRefCount(repo: Repository, name: string, theirs: readonly
  * not match its entry) is the remote's fault, REMOTE_PACK_INVALID, not a Forge bug; local
  * conditions (a full disk) keep their own codes.
  */
-async function unpackReceived(repo: Repository, pack: Uint8Array, inflate: StreamInflater, label: string): ReturnType<typeof unpackInto> {
+/** receivePack, with a failure the remote caused never reported as a bug in Forge. */
+async function receiveChecked(repo: Repository, pack: Uint8Array, options: ReceiveOptions): ReturnType<typeof receivePack> {
+  const label = options.remote;
   try {
-    return await unpackInto(repo, pack, inflate, label);
+    return await receivePack(repo, pack, options);
   } catch (error) {
     const forgeError = toForgeError(error);
     if (forgeError.kind !== 'internal') throw forgeError;

@@ -9,4 +9,5 @@ export { TOKEN_ENV, TOKEN_USER_ENV, type Credentials, type CredentialHelper } fr
 export { HttpTransport, type FetchFunction } from './http-transport';
 export { leftRight, divergence, isAncestorOf, commitLoader, type Divergence } from './commit-walk';
 export { writePack, type PackObject } from './pack-writer';
-export { unpackInto, type StreamInflater } from './pack-unpack';
+export { unpackToQuarantine, DEFAULT_UNPACK_LIMITS, type StreamInflater, type UnpackLimits, type Quarantine } from './pack-unpack';
+export { receivePack, unpackInto, unpackLimits } from './received-objects';

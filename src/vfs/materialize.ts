@@ -5,6 +5,7 @@
  */
 import { ForgeError } from '../errors';
 import { errnoCode, joinPath, mkdirp, type GitFs } from '../git';
+import { assertCheckoutSafe, foldsCase } from '../git/checkout-paths';
 import type { Vfs } from './types';
 
 export interface MaterializeResult {
@@ -12,10 +13,18 @@ export interface MaterializeResult {
   bytes: number;
 }
 
-/** Refuses a non-empty target: materializing over existing files would mix two trees. */
+/**
+ * Refuses a non-empty target: materializing over existing files would mix two trees. Refuses,
+ * before writing anything, a tree with a path git would not check out (`.git` in any spelling,
+ * `..`) or, where the target folds case, two paths that land on one file (UNSAFE_PATH).
+ */
 export async function materialize(view: Vfs, fs: GitFs, targetDir: string): Promise<MaterializeResult> {
+  let created = false;
   const existing = await fs.promises.readdir(targetDir).catch((error: unknown) => {
-    if (errnoCode(error) === 'ENOENT') return [];
+    if (errnoCode(error) === 'ENOENT') {
+      created = true;
+      return [];
+    }
     throw error;
   });
   if (existing.length > 0) {
@@ -23,6 +32,12 @@ export async function materialize(view: Vfs, fs: GitFs, targetDir: string): Prom
   }
   const entries = await view.walk('');
   await mkdirp(fs, targetDir);
+  try {
+    assertCheckoutSafe(entries, await foldsCase(fs, targetDir), targetDir);
+  } catch (error) {
+    if (created) await fs.promises.rmdir(targetDir).catch(() => undefined);
+    throw error;
+  }
   const made = new Set<string>();
   const ensureDir = async (dir: string) => {
     if (dir === '' || made.has(dir)) return;

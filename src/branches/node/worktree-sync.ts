@@ -19,6 +19,7 @@ import * as fsp from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ForgeError, toForgeError } from '../../errors';
 import { diffTrees, type Repository, type TreeChangeEntry } from '../../git';
+import { assertCheckoutSafe, foldsCase } from '../../git/checkout-paths';
 import { parseIndex, serializeIndex, type IndexEntry } from '../git-index';
 import type { Checkout, WorktreeSync, WorktreeTransaction } from '../worktree';
 
@@ -92,6 +93,7 @@ class NodeTransaction implements WorktreeTransaction {
         throw new ForgeError('WORKTREE_UNSUPPORTED', `The update changes the submodule ${c.path}; forge does not update submodules in a working tree.`, { data: { path: c.path } });
       }
     }
+    await this.checkPaths(newTree);
     await this.checkInTheWay(changes);
     this.applied = changes;
     const written = await this.write(changes, 'new');
@@ -120,6 +122,17 @@ class NodeTransaction implements WorktreeTransaction {
       await fsp.unlink(this.lockPath).catch(() => undefined);
       this.done = true;
     }
+  }
+
+  /**
+   * Every path of the new tree, not only the changed ones, since a new path can collide by case
+   * with one already there, and a commit made with plain git is no more trusted than a fetched one.
+   */
+  private async checkPaths(newTree: string): Promise<void> {
+    const paths = new Map<string, { mode: string; oid: string }>();
+    await flatten(this.repo, newTree, '', paths);
+    const caseInsensitive = (await this.repo.config.getBool('core.ignoreCase')) === true || (await foldsCase(this.repo.fs, this.checkout.gitdir));
+    assertCheckoutSafe([...paths].map(([path, { mode }]) => ({ path, mode })), caseInsensitive, this.checkout.workdir);
   }
 
   /** Untracked (or ignored) files where new files go: refuse before changing anything. */

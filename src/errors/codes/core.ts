@@ -16,6 +16,7 @@ export const CORE_CODES = {
   PATH_IS_DIRECTORY: { kind: 'user', summary: 'The path is a directory where a file was expected.' },
   PATH_NOT_DIRECTORY: { kind: 'user', summary: 'A parent of the path is a file, not a directory.' },
   PATH_INVALID: { kind: 'user', summary: 'The path is not a valid repo-relative path.' },
+  UNSAFE_PATH: { kind: 'user', summary: 'A tree would write a path git refuses to check out (.git in any spelling, "." or "..", an empty name) or two paths that collide on a case-insensitive file system; nothing was written.' },
   READ_ONLY_VIEW: { kind: 'user', summary: 'The view is read-only.' },
   JOURNAL_CORRUPT: { kind: 'internal', summary: 'The pending-changes journal could not be read.' },
   DISK_FULL: { kind: 'conflict', summary: 'The file system is full (ENOSPC or over quota); nothing acknowledged was lost. Free space and retry.' },

@@ -8,7 +8,7 @@ export const REMOTE_CODES = {
   REMOTE_AUTH_FAILED: { kind: 'user', summary: 'The remote answered 401 or 403: credentials are missing, wrong, or lack permission.' },
   REMOTE_UNREACHABLE: { kind: 'conflict', summary: 'The remote could not be reached, or the connection broke before it answered.' },
   REMOTE_PROTOCOL_ERROR: { kind: 'remote', summary: 'The remote answered something that is not git smart-HTTP protocol.' },
-  REMOTE_PACK_INVALID: { kind: 'remote', summary: 'The pack the remote sent is damaged or malformed (bad checksum, entry, delta or size); nothing was moved.' },
+  REMOTE_PACK_INVALID: { kind: 'remote', summary: 'The pack the remote sent is damaged or malformed (signature, checksum, entry, inflate, delta); nothing was stored and no ref moved.' },
   REMOTE_TIMEOUT: { kind: 'remote', summary: 'The remote did not connect in time (http.connectTimeout) or sent too slowly (http.lowSpeedLimit / http.lowSpeedTime).' },
   REMOTE_REDIRECT_REFUSED: { kind: 'remote', summary: 'The remote redirected where forge does not follow: after the first request, to plain http, to a non-http scheme, or too many times.' },
   REMOTE_TOO_MANY_REFS: { kind: 'remote', summary: 'The remote advertises more new session branches than one fetch may create (forge.fetchMaxNewRefs).' },
@@ -16,4 +16,7 @@ export const REMOTE_CODES = {
   REMOTE_LEASE_LOST: { kind: 'conflict', summary: '--force-with-lease: the remote no longer holds the commit last fetched from it.' },
   REMOTE_SESSION_NOT_FOUND: { kind: 'user', summary: 'The remote (or the last fetch from it) has no such session branch.' },
   PULL_NOT_FAST_FORWARD: { kind: 'conflict', summary: 'The local session has turns or pending changes of its own; it cannot be fast-forwarded to the remote one.' },
+  REMOTE_PACK_TOO_LARGE: { kind: 'remote', summary: 'The pack, or an object in it, is larger than the configured limit (forge.maxPackSize, forge.maxObjectSize), or an entry inflates past its declared size; nothing was stored and no ref moved.' },
+  REMOTE_OBJECT_INVALID: { kind: 'remote', summary: "An object the remote sent fails git's fsck (transfer.fsckObjects): a .git path, '..', a bad mode, a malformed commit; nothing was stored and no ref moved." },
+  REMOTE_OBJECTS_MISSING: { kind: 'remote', summary: 'A fetched tip does not reach a complete history: an object it names is neither in the pack nor in the repository; nothing was stored and no ref moved.' },
 } as const;

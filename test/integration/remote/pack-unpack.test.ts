@@ -76,7 +76,7 @@ describe('unpacking packs written by git', () => {
     const src = historyRepo();
     const pack = git(src, ['pack-objects', '--stdout', '--revs'], { input: 'HEAD\n' }).stdoutBuffer;
     const { dir, repo } = await emptyRepo();
-    await expect(unpackInto(repo, new Uint8Array(pack.subarray(0, pack.length - 100)), nodeStreamInflater, 'test')).rejects.toMatchObject({ code: 'REMOTE_PROTOCOL_ERROR' });
+    await expect(unpackInto(repo, new Uint8Array(pack.subarray(0, pack.length - 100)), nodeStreamInflater, 'test')).rejects.toMatchObject({ code: 'REMOTE_PACK_INVALID' });
     expect(git(dir, ['count-objects']).stdout).toBe('0 objects, 0 kilobytes\n');
     repo.close();
   });

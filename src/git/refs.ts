@@ -296,8 +296,13 @@ export class RefStore {
       return oldOid !== oid && newOid !== oid;
     });
     const temp = `${logPath}.forge-${Date.now()}.tmp`;
-    await this.fs.promises.writeFile(temp, kept.join('\n'));
-    await this.fs.promises.rename(temp, logPath);
+    try {
+      await this.fs.promises.writeFile(temp, kept.join('\n'));
+      await this.fs.promises.rename(temp, logPath);
+    } catch (error) {
+      await this.fs.promises.unlink(temp).catch(() => undefined);
+      throw toForgeError(error);
+    }
   }
 
   private async appendReflog(ref: string, oldOid: string, newOid: string, who: Signature, message: string): Promise<void> {

@@ -13,7 +13,13 @@ import { REPO_TOOL_CODES } from './codes/repo-tools';
 import { REMOTE_CODES } from './codes/remote';
 import { INSPECT_CODES } from './codes/inspect';
 
-export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'internal';
+/**
+ * user: the caller should fix its input; conflict: someone else moved things; unsupported: the
+ * repository or request uses what the engine does not do; corrupt: data in the repository is
+ * damaged (an object, a pack, a ref file, a session's state or journal): not a Forge bug, and
+ * `git fsck` says more; internal: a bug in Forge.
+ */
+export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'corrupt' | 'internal';
 
 interface CodeInfo {
   readonly kind: ErrorKind;

@@ -12,7 +12,8 @@ import { Repository, type GitFs } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
 import { SessionStore } from '../../src/session';
 import { allowAll } from '../../src/tools';
-import { expectFsckClean } from '../helpers/fsck';
+import { forge } from '../helpers/forge-cli';
+import { expectFsckClean, fsckReport } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
 import { makeRepo } from '../helpers/repos';
 
@@ -76,5 +77,44 @@ describe('issue 23 §4: a full disk while a ref\'s .lock is written', () => {
     expect((await again.runner.call({ tool: 'write_file', args: { path: 'next.txt', content: 'n\n' } })).ok).toBe(true);
     await again.session.commitTurn();
     expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('issue 23 §4: damaged data in the repository is not a Forge bug (exit 6, not 1)', () => {
+  it('a session state file that does not parse is SESSION_STATE_INVALID, kind corrupt, exit 6', () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 's']).status).toBe(0);
+    // A commit on the session branch (made with plain git) whose state file is not JSON.
+    const env = { GIT_INDEX_FILE: `${repo.gitdir}/forge-test-index` };
+    git(repo.dir, ['read-tree', 'forge/session/s'], { env });
+    const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: '{"id": "s", "turn": ' }).stdout.trim();
+    git(repo.dir, ['update-index', '--cacheinfo', `100644,${blob},.forge/sessions/s.json`], { env });
+    const tree = git(repo.dir, ['write-tree'], { env }).stdout.trim();
+    const commit = git(repo.dir, ['commit-tree', tree, '-p', 'forge/session/s', '-m', 'damaged'], {}).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/s', commit]);
+    nodeFs.rmSync(env.GIT_INDEX_FILE);
+
+    const run = forge(['turn', '--repo', repo.dir, '--session', 's', '--calls', '-', '--json'], { input: '[]' });
+    expect(run.stderr).toContain('SESSION_STATE_INVALID');
+    expect(JSON.parse(run.stdout).error.kind).toBe('corrupt');
+    expect(run.status).toBe(6);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a loose object that does not inflate is OBJECT_CORRUPT, kind corrupt, exit 6 (git fsck agrees it is damaged)', () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const blob = git(repo.dir, ['hash-object', '-w', '--stdin'], { input: 'soon damaged\n' }).stdout.trim();
+    const tree = git(repo.dir, ['mktree'], { input: `100644 blob ${blob}\td.txt\n` }).stdout.trim();
+    const commit = git(repo.dir, ['commit-tree', tree, '-m', 'holds a damaged blob']).stdout.trim();
+    git(repo.dir, ['update-ref', 'refs/heads/damaged', commit]);
+    const path = `${repo.gitdir}/objects/${blob.slice(0, 2)}/${blob.slice(2)}`;
+    nodeFs.chmodSync(path, 0o644);
+    nodeFs.writeFileSync(path, 'not zlib at all');
+
+    const run = forge(['cat', 'd.txt', '--rev', 'damaged', '--repo', repo.dir, '--json']);
+    expect(run.stderr).toContain('OBJECT_CORRUPT');
+    expect(JSON.parse(run.stdout).error.kind).toBe('corrupt');
+    expect(run.status).toBe(6);
+    expect(fsckReport(repo.gitdir).problems.join('\n')).toContain(blob);
   });
 });

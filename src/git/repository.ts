@@ -92,6 +92,7 @@ export class Repository {
       () => this.objects.settle(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
       () => this.objects.beforeRefUpdate(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
       () => this.objects.racesGc(() => isGcRunning(fs, commonDir, platform.processInfo)),
+      () => this.objects.restoreUnsettled(),
     );
   }
 
@@ -221,6 +222,24 @@ export class Repository {
       this.blobOids.set(kept, oid);
     }
     return oid;
+  }
+
+  /**
+   * Each of these objects that is not on disk now (a `git prune` removed it) is written again
+   * from what this process still holds: the blob cache, the parsed trees. Returns the oids that
+   * are neither on disk nor held (their content is gone).
+   */
+  async restoreFromMemory(oids: Iterable<string>): Promise<string[]> {
+    const lost: string[] = [];
+    for (const oid of oids) {
+      if (await this.objects.freshen(oid)) continue;
+      const blob = this.blobs.get(oid) ?? (this.largeBlob?.oid === oid ? this.largeBlob.bytes : undefined);
+      if (blob !== undefined && (await this.objects.write('blob', blob)) === oid) continue;
+      const tree = this.trees.get(oid);
+      if (tree !== undefined && (await this.writeTree(tree)) === oid) continue;
+      lost.push(oid);
+    }
+    return lost;
   }
 
   /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */

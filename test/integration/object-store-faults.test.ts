@@ -118,3 +118,95 @@ describe('issue 23 §4: damaged data in the repository is not a Forge bug (exit 
     expect(fsckReport(repo.gitdir).problems.join('\n')).toContain(blob);
   });
 });
+
+/** The loose file of an object, as `git prune` would remove it. */
+function removeLoose(gitdir: string, oid: string): void {
+  nodeFs.rmSync(`${gitdir}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`);
+}
+
+const blobOf = (dir: string, content: string) => git(dir, ['hash-object', '--stdin'], { input: content }).stdout.trim();
+
+describe('issue 23 §4: git prune --expire=now beside a live session', () => {
+  it('a prune just before the branch is locked removes the new commit, its trees and the session file: all are on disk again when the ref moves', async () => {
+    const repo = makeRepo({ files: { 'src/a.txt': 'a\n', 'b.txt': 'b\n' } });
+    const id = 'pruned';
+    const ref = `${repo.gitdir}/refs/heads/forge/session/${id}`;
+    const atMove: string[][] = [];
+    let prunes = 0;
+    const fs = {
+      ...nodeFs,
+      writeFileSync: ((path, data, options) => {
+        // The lock's exclusive creation: everything the commit needs is written, no ref reaches it yet.
+        if (String(path) === `${ref}.lock` && typeof options === 'object' && options?.flag === 'wx') {
+          git(repo.dir, ['prune', '--expire=now']);
+          prunes++;
+        }
+        nodeFs.writeFileSync(path, data, options);
+      }) as WriteFileSync,
+      renameSync: (from: nodeFs.PathLike, to: nodeFs.PathLike) => {
+        nodeFs.renameSync(from, to);
+        // The instant the branch names the new commit: nothing it reaches may be missing.
+        if (String(to) === ref) atMove.push(fsckReport(repo.gitdir).problems);
+      },
+    } as unknown as GitFs;
+    const { session, runner } = await openSession(repo.dir, fs, id);
+    expect((await runner.call({ tool: 'read_file', args: { path: 'src/a.txt' } })).ok).toBe(true);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'src/a.txt', content: 'a, edited\n' } })).ok).toBe(true);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'src/new/c.txt', content: 'c\n' } })).ok).toBe(true);
+    await runner.session.recordUserMessage('prune me');
+    const turn = await session.commitTurn();
+    expect(prunes).toBeGreaterThan(0);
+    expect(atMove.length).toBeGreaterThan(0);
+    expect(atMove.flat()).toEqual([]);
+    expect(git(repo.dir, ['show', `${turn.commit}:src/new/c.txt`]).stdout).toBe('c\n');
+    expect(git(repo.dir, ['cat-file', '-e', `${turn.commit}:.forge/sessions/${id}.json`]).status).toBe(0);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a pending blob pruned between calls is written again from what the process holds: the commit is complete', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const { session, runner } = await openSession(repo.dir, nodeFs as unknown as GitFs, 'held');
+    expect((await runner.call({ tool: 'read_file', args: { path: 'a.txt' } })).ok).toBe(true);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'a.txt', content: 'pruned between calls\n' } })).ok).toBe(true);
+    expect((await runner.call({ tool: 'write_file', args: { path: 'kept.txt', content: 'kept\n' } })).ok).toBe(true);
+    removeLoose(repo.gitdir, blobOf(repo.dir, 'pruned between calls\n'));
+    git(repo.dir, ['prune', '--expire=now']);
+    const turn = await session.commitTurn();
+    expect(git(repo.dir, ['show', `${turn.commit}:a.txt`]).stdout).toBe('pruned between calls\n');
+    expect(git(repo.dir, ['show', `${turn.commit}:kept.txt`]).stdout).toBe('kept\n');
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('a pending blob whose content is gone is dropped with OBJECTS_MISSING naming it; the pin stops naming it (git gc works) and the next commit publishes the rest', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const id = 'lost';
+    const first = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    expect((await first.runner.call({ tool: 'read_file', args: { path: 'a.txt' } })).ok).toBe(true);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'a.txt', content: 'gone for good\n' } })).ok).toBe(true);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'kept.txt', content: 'kept\n' } })).ok).toBe(true);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'dir/also-gone.txt', content: 'also gone\n' } })).ok).toBe(true);
+    await first.session.close();
+    // Pruned while no process held the bytes (the pin's own tree went too): the user's gc now fails on the pin.
+    for (const content of ['gone for good\n', 'also gone\n']) removeLoose(repo.gitdir, blobOf(repo.dir, content));
+    removeLoose(repo.gitdir, git(repo.dir, ['rev-parse', `refs/forge/pending/${id}`]).stdout.trim());
+    expect(git(repo.dir, ['gc', '-q'], { allowFail: true }).status).not.toBe(0);
+
+    const { session } = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    const failed = await session.commitTurn().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isForgeError(failed, 'OBJECTS_MISSING')).toBe(true);
+    expect((failed as { data: { dropped: string[] } }).data.dropped.sort()).toEqual(['a.txt', 'dir/also-gone.txt']);
+    expect((failed as Error).message).toContain('dropped');
+    // Recovered: the pin names nothing missing, so git's own gc works again.
+    expect(git(repo.dir, ['gc', '-q', '--prune=now'], { allowFail: true }).stderr).toBe('');
+    expectFsckClean(repo.gitdir);
+
+    const turn = await session.commitTurn();
+    expect(turn.changes.map((c) => c.path)).toEqual(['kept.txt']);
+    expect(git(repo.dir, ['show', `${turn.commit}:a.txt`]).stdout).toBe('a\n');
+    expect(git(repo.dir, ['log', '-1', '--format=%B', turn.commit]).stdout).toContain('2 pending file(s) were dropped');
+    expectFsckClean(repo.gitdir);
+  });
+});

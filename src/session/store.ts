@@ -132,6 +132,8 @@ export class SessionStore {
       session.prunedHead = pruned;
       return session;
     }
+    // A process killed while it rewrote the journal left its temporary file: no live writer, none of its files.
+    if (!options.readOnly && (await lease.noLiveHolder())) await journal.removeStaleTemporaries();
     if (pending !== null && pending.base !== head && (await pendingAlreadyCommitted(this.repo, pending.changes, pending.base, head))) {
       // The process committed, then died before clearing its journal.
       if (!options.readOnly) {

@@ -210,3 +210,54 @@ describe('issue 23 §4: git prune --expire=now beside a live session', () => {
     expectFsckClean(repo.gitdir);
   });
 });
+
+describe('issue 23 §4: a killed journal rewrite leaves a .tmp file', () => {
+  const pendingDir = (gitdir: string) => `${gitdir}/forge/pending`;
+  const plant = (gitdir: string, name: string, ageSeconds: number) => {
+    const path = `${pendingDir(gitdir)}/${name}`;
+    nodeFs.writeFileSync(path, '{"v":1,"base":"half-written');
+    const at = Date.now() / 1000 - ageSeconds;
+    nodeFs.utimesSync(path, at, at);
+    return path;
+  };
+
+  it('opening the session for writing removes the stale ones no live writer can own; a fresh one, another session\'s and a reader\'s open leave theirs', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const first = await openSession(repo.dir, nodeFs as unknown as GitFs, 's');
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'n.txt', content: 'n\n' } })).ok).toBe(true);
+    await first.session.close();
+    const stale = plant(repo.gitdir, 's.jsonl.view-killed.tmp', 3600);
+    const fresh = plant(repo.gitdir, 's.jsonl.view-writing.tmp', 0);
+    const other = plant(repo.gitdir, 'other.jsonl.view-killed.tmp', 3600);
+
+    await new SessionStore(await Repository.open({ fs: nodeFs as unknown as GitFs, dir: repo.dir, platform: nodePlatform })).open('s', { readOnly: true });
+    expect(nodeFs.existsSync(stale)).toBe(true);
+
+    const { session } = await openSession(repo.dir, nodeFs as unknown as GitFs, 's');
+    expect(nodeFs.existsSync(stale)).toBe(false);
+    expect(nodeFs.existsSync(fresh)).toBe(true);
+    expect(nodeFs.existsSync(other)).toBe(true);
+    // The journal itself is untouched: the pending edit is still there.
+    expect(await session.vfs.exists('n.txt')).toBe(true);
+    nodeFs.rmSync(fresh);
+    nodeFs.rmSync(other);
+    await session.commitTurn();
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('while a live process holds the session, its temporary files are left alone', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const first = await openSession(repo.dir, nodeFs as unknown as GitFs, 'busy');
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'n.txt', content: 'n\n' } })).ok).toBe(true);
+    await first.session.close();
+    // The lease of a live process of this host (this test's own pid, another process's token).
+    nodeFs.writeFileSync(`${pendingDir(repo.gitdir)}/busy.lease`, JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), token: 'another-process', since: new Date().toISOString() }) + '\n');
+    const held = plant(repo.gitdir, 'busy.jsonl.view-live.tmp', 3600);
+    const repository = await Repository.open({ fs: nodeFs as unknown as GitFs, dir: repo.dir, platform: nodePlatform });
+    await new SessionStore(repository).open('busy').catch((error: unknown) => expect(codeOf(error)).toBe('SESSION_BUSY'));
+    expect(nodeFs.existsSync(held)).toBe(true);
+    nodeFs.rmSync(held);
+    nodeFs.rmSync(`${pendingDir(repo.gitdir)}/busy.lease`);
+    expectFsckClean(repo.gitdir);
+  });
+});

@@ -242,12 +242,16 @@ export class Repository {
     return lost;
   }
 
-  /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
-  async writeTree(entries: readonly TreeEntry[]): Promise<string> {
+  /**
+   * Validates entries as git's fsck does, sorts them as git does, writes the tree. `cache: false`
+   * for trees nobody reads back (the pending pin's: one new root per tool call, whose entries
+   * would fill the tree cache's 64 MiB in a long turn).
+   */
+  async writeTree(entries: readonly TreeEntry[], options: { cache?: boolean } = {}): Promise<string> {
     const { content, sorted } = encodeTree(entries, this.platform.text);
     const oid = await this.objects.write('tree', content);
     // Cached in git's order, as readTree would return them from the object (callers may pass any order).
-    this.trees.set(oid, sorted);
+    if (options.cache !== false) this.trees.set(oid, sorted);
     return oid;
   }
 

@@ -76,10 +76,10 @@ export class PendingPin {
   private async publish(touched: ReadonlySet<string>, base: string): Promise<void> {
     for (const fan of touched) {
       const entries: TreeEntry[] = [...this.fans.get(fan)!].sort().map((name) => ({ mode: '100644', name, oid: fan + name }));
-      this.fanTrees.set(fan, await this.repo.writeTree(entries));
+      this.fanTrees.set(fan, await this.repo.writeTree(entries, { cache: false }));
     }
     const root: TreeEntry[] = [...this.fanTrees].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, oid]) => ({ mode: '040000', name, oid }));
-    const tree = await this.repo.writeTree(root);
+    const tree = await this.repo.writeTree(root, { cache: false });
     if (tree !== this.value) {
       const who: Signature = { ...DEFAULT_IDENTITY, timestamp: Math.floor(this.now().getTime() / 1000), timezoneOffset: 0 };
       await this.moveRef(tree, who);

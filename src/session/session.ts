@@ -111,7 +111,7 @@ export class Session {
     if (this.journalTear) notes.push(`the pending-changes journal was torn at line ${this.journalTear.line}: ${this.journalTear.dropped} record(s) from there on were dropped; every whole record before it was kept.`);
     if (this.prunedHead) {
       const { missing, restored } = this.prunedHead;
-      notes.push(`the branch head ${missing.slice(0, 12)} had been pruned by a git gc that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what the pending-changes journal kept of that turn is pending again.`);
+      notes.push(`the branch head ${missing.slice(0, 12)} had lost objects to a git gc/prune that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what survived of that turn (the pending-changes journal, else the files still in the repository) is pending again.`);
     }
     const carried = this.carriedOver;
     if (carried?.rescue) {

@@ -261,3 +261,31 @@ describe('issue 23 §4: a killed journal rewrite leaves a .tmp file', () => {
     expectFsckClean(repo.gitdir);
   });
 });
+
+describe('issue 23 §4: a published commit that a prune left incomplete', () => {
+  it('the session file\'s blob of the branch head pruned after the move: opening goes back to the parent, the head\'s surviving edits pending again, the next turn commits a complete tree', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const id = 'torn';
+    const first = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'kept.txt', content: 'kept across the prune\n' } })).ok).toBe(true);
+    const parent = first.session.head;
+    const turn = await first.session.commitTurn();
+    await first.session.close();
+    // What a prune that walked the refs before the move and deleted after it leaves: the commit
+    // is published, its session file is gone.
+    removeLoose(repo.gitdir, git(repo.dir, ['rev-parse', `${turn.commit}:.forge/sessions/${id}.json`]).stdout.trim());
+    expect(fsckReport(repo.gitdir).problems).not.toEqual([]);
+
+    const { session, runner } = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    expect(session.head).toBe(parent);
+    expect(session.prunedHead).toEqual({ missing: turn.commit, restored: parent });
+    expect(session.recoveryNotes().join('\n')).toContain('is back at');
+    expect(new TextDecoder().decode(await session.vfs.readFile('kept.txt'))).toBe('kept across the prune\n');
+    expect((await runner.call({ tool: 'write_file', args: { path: 'more.txt', content: 'more\n' } })).ok).toBe(true);
+    const next = await session.commitTurn();
+    expect(git(repo.dir, ['show', `${next.commit}:kept.txt`]).stdout).toBe('kept across the prune\n');
+    expect(git(repo.dir, ['rev-parse', `refs/heads/forge/session/${id}`]).stdout.trim()).toBe(next.commit);
+    git(repo.dir, ['gc', '-q', '--prune=now']);
+    expectFsckClean(repo.gitdir);
+  });
+});

@@ -170,7 +170,7 @@ describe('T-12.1: a process killed while a gc runs beside its turn commit', () =
     expect(git(repo.dir, ['fsck', '--strict'], { allowFail: true }).status).not.toBe(0);
     const run = turn(repo, 'h');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`the branch head ${lost.slice(0, 12)} had been pruned by a git gc`);
+    expect(run.stderr).toContain(`the branch head ${lost.slice(0, 12)} had lost objects to a git gc/prune`);
     expect(git(repo.dir, ['rev-parse', 'forge/session/h^']).stdout.trim()).toBe(complete);
     expect(gitShowBytes(repo.gitdir, 'forge/session/h', 'two.txt').toString()).toBe('2\n');
     expectFsckClean(repo.gitdir);

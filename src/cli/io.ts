@@ -14,7 +14,8 @@ export interface CommonOptions {
   json?: boolean;
 }
 
-export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4, remote: 6 };
+/** By kind; 5 is EXIT_TOOL_CALLS_FAILED. Only `internal` (a bug in Forge) exits 1. */
+export const EXIT_CODES: Record<ErrorKind, number> = { internal: 1, user: 2, conflict: 3, unsupported: 4, remote: 6, corrupt: 7 };
 
 /**
  * `forge turn` / `forge run`: the turn was committed, but some of its tool calls failed (the

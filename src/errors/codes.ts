@@ -13,8 +13,14 @@ import { REPO_TOOL_CODES } from './codes/repo-tools';
 import { REMOTE_CODES } from './codes/remote';
 import { INSPECT_CODES } from './codes/inspect';
 
-/** `remote`: a server answered something invalid, hostile or too much; neither the user's input nor a Forge bug. */
-export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'remote' | 'internal';
+/**
+ * user: the caller should fix its input; conflict: someone else moved things; unsupported: the
+ * repository or request uses what the engine does not do; remote: a server answered something
+ * invalid, hostile or too much (neither the user's input nor a Forge bug); corrupt: data in the
+ * repository is damaged (an object, a pack, a ref file, a session's state or journal): not a
+ * Forge bug, and `git fsck` says more; internal: a bug in Forge.
+ */
+export type ErrorKind = 'user' | 'conflict' | 'unsupported' | 'remote' | 'corrupt' | 'internal';
 
 interface CodeInfo {
   readonly kind: ErrorKind;

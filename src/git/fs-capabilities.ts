@@ -56,11 +56,24 @@ async function assertDirectory(fs: GitFs, path: string, code: 'EEXIST' | 'ENOTDI
 /**
  * Creates a file that must not exist yet; rejects with an EEXIST error (as `open(O_EXCL)` does)
  * if it does, whatever the fs does with the `wx` flag.
+ *
+ * In two steps, as git's lockfile.c does (open O_EXCL, then write through the descriptor): the
+ * empty file is created exclusively, then filled. A fill that fails (ENOSPC, EDQUOT, EIO) leaves
+ * a file this call created, which is removed before the error goes on: a `.lock` left empty by
+ * a full disk would refuse every later update (REF_LOCKED) after the space is freed. A failed
+ * creation removes nothing: the file, if any, is another writer's.
  */
 export async function createExclusive(fs: GitFs, path: string, data: Uint8Array | string): Promise<void> {
   await withPathLock(fs, path, async () => {
     if (await exists(fs, path)) throw existsError(path);
-    await fs.promises.writeFile(path, data, { flag: 'wx' });
+    await fs.promises.writeFile(path, '', { flag: 'wx' });
+    if (data.length === 0) return;
+    try {
+      await fs.promises.writeFile(path, data);
+    } catch (error) {
+      await fs.promises.unlink(path).catch(() => undefined);
+      throw error;
+    }
   });
 }
 

@@ -183,6 +183,17 @@ export class ObjectStore {
     if (await waitForGc()) await this.restoreMissing([...this.unsettled]);
   }
 
+  /**
+   * Just before a ref moves (under its lock): each object written since the last move is on
+   * disk, or written again now, same bytes under the same oid. `git gc` holds gc.pid and is
+   * waited out; `git prune` (or a prune loop beside a server) holds nothing, and could have
+   * removed the commit, its new trees or the session file's blob since they were written. A
+   * stat per object, and only of what this process wrote since the last move.
+   */
+  async restoreUnsettled(): Promise<void> {
+    if (this.unsettled.size > 0) await this.restoreMissing([...this.unsettled]);
+  }
+
   /** Whether a ref move now would race a gc: this store wrote objects no ref reaches yet, and a gc runs. */
   async racesGc(gcRunning: () => Promise<boolean>): Promise<boolean> {
     return this.unsettled.size > 0 && (await gcRunning());

@@ -45,6 +45,11 @@ export class RefStore {
     private readonly beforeUpdate: () => Promise<void> = async () => undefined,
     /** Asked again under the lock, just before the move: a gc started meanwhile means wait and retry. */
     private readonly racesGc: () => Promise<boolean> = async () => false,
+    /**
+     * Runs under the lock, just before the move: every object written since the last move must
+     * be on disk (a `git prune` beside us holds no gc.pid to wait for), written again if not.
+     */
+    private readonly beforeMove: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The raw value of one ref (not following symbolic refs), or null. */
@@ -118,6 +123,7 @@ export class RefStore {
         });
       }
       if (yieldToGc && (await this.racesGc())) return false;
+      await this.beforeMove();
       await this.appendReflog(ref, expectedOid, newOid, update.committer, update.reflogMessage);
       await this.fs.promises.rename(lock, path);
       renamed = true;
@@ -296,8 +302,13 @@ export class RefStore {
       return oldOid !== oid && newOid !== oid;
     });
     const temp = `${logPath}.forge-${Date.now()}.tmp`;
-    await this.fs.promises.writeFile(temp, kept.join('\n'));
-    await this.fs.promises.rename(temp, logPath);
+    try {
+      await this.fs.promises.writeFile(temp, kept.join('\n'));
+      await this.fs.promises.rename(temp, logPath);
+    } catch (error) {
+      await this.fs.promises.unlink(temp).catch(() => undefined);
+      throw toForgeError(error);
+    }
   }
 
   private async appendReflog(ref: string, oldOid: string, newOid: string, who: Signature, message: string): Promise<void> {

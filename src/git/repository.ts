@@ -92,6 +92,7 @@ export class Repository {
       () => this.objects.settle(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
       () => this.objects.beforeRefUpdate(() => waitForRunningGc(fs, commonDir, platform.processInfo)),
       () => this.objects.racesGc(() => isGcRunning(fs, commonDir, platform.processInfo)),
+      () => this.objects.restoreUnsettled(),
     );
   }
 
@@ -223,12 +224,34 @@ export class Repository {
     return oid;
   }
 
-  /** Validates entries as git's fsck does, sorts them as git does, writes the tree. */
-  async writeTree(entries: readonly TreeEntry[]): Promise<string> {
+  /**
+   * Each of these objects that is not on disk now (a `git prune` removed it) is written again
+   * from what this process still holds: the blob cache, the parsed trees. Returns the oids that
+   * are neither on disk nor held (their content is gone).
+   */
+  async restoreFromMemory(oids: Iterable<string>): Promise<string[]> {
+    const lost: string[] = [];
+    for (const oid of oids) {
+      if (await this.objects.freshen(oid)) continue;
+      const blob = this.blobs.get(oid) ?? (this.largeBlob?.oid === oid ? this.largeBlob.bytes : undefined);
+      if (blob !== undefined && (await this.objects.write('blob', blob)) === oid) continue;
+      const tree = this.trees.get(oid);
+      if (tree !== undefined && (await this.writeTree(tree)) === oid) continue;
+      lost.push(oid);
+    }
+    return lost;
+  }
+
+  /**
+   * Validates entries as git's fsck does, sorts them as git does, writes the tree. `cache: false`
+   * for trees nobody reads back (the pending pin's: one new root per tool call, whose entries
+   * would fill the tree cache's 64 MiB in a long turn).
+   */
+  async writeTree(entries: readonly TreeEntry[], options: { cache?: boolean } = {}): Promise<string> {
     const { content, sorted } = encodeTree(entries, this.platform.text);
     const oid = await this.objects.write('tree', content);
     // Cached in git's order, as readTree would return them from the object (callers may pass any order).
-    this.trees.set(oid, sorted);
+    if (options.cache !== false) this.trees.set(oid, sorted);
     return oid;
   }
 

@@ -96,7 +96,7 @@ const ROUTES: Route[] = [
 export function statusOf(error: ForgeError): number {
   if (error.code === 'INSPECT_HOST_REFUSED' || error.code === 'INSPECT_TOKEN_INVALID') return 403;
   if (/_NOT_FOUND$/.test(error.code)) return 404;
-  const byKind: Record<ErrorKind, number> = { user: 400, conflict: 409, unsupported: 501, remote: 502, internal: 500 };
+  const byKind: Record<ErrorKind, number> = { user: 400, conflict: 409, unsupported: 501, remote: 502, corrupt: 422, internal: 500 };
   return byKind[error.kind];
 }
 

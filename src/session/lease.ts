@@ -74,6 +74,17 @@ export class SessionLease {
     throw this.busy(holder ?? null);
   }
 
+  /**
+   * Whether no live process can be writing the session now: no holder in this process, and the
+   * lease free or left by a holder known to be gone. An unreadable lease, or one held on another
+   * host, is not known to be free.
+   */
+  async noLiveHolder(): Promise<boolean> {
+    if (holdersInProcess.has(this.path)) return false;
+    const holder = await this.read().catch(() => null);
+    return holder === undefined || (holder !== null && this.isStale(holder));
+  }
+
   /** Throws SESSION_BUSY when the lease is no longer this process's (taken over, or removed). */
   async assertHeld(): Promise<void> {
     const holder = await this.read();

@@ -111,7 +111,7 @@ export class Session {
     if (this.journalTear) notes.push(`the pending-changes journal was torn at line ${this.journalTear.line}: ${this.journalTear.dropped} record(s) from there on were dropped; every whole record before it was kept.`);
     if (this.prunedHead) {
       const { missing, restored } = this.prunedHead;
-      notes.push(`the branch head ${missing.slice(0, 12)} had been pruned by a git gc that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what the pending-changes journal kept of that turn is pending again.`);
+      notes.push(`the branch head ${missing.slice(0, 12)} had lost objects to a git gc/prune that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what survived of that turn (the pending-changes journal, else the files still in the repository) is pending again.`);
     }
     const carried = this.carriedOver;
     if (carried?.rescue) {
@@ -328,17 +328,12 @@ export class Session {
         hint: `Switch that working tree to another branch (git switch -), then commit again.`,
       });
     }
-    // A git gc may have pruned pending blobs (before they were pinned, or by hand): never
-    // publish a tree that names a missing object. freshen asks the files, not a cached listing.
-    const missing: string[] = [];
-    for (const oid of this.vfs.pendingOids()) if (!(await repo.objects.freshen(oid))) missing.push(oid);
-    if (missing.length > 0) {
-      const paths = [...this.vfs.pendingSet].filter(([, v]) => v !== null && missing.includes(v.oid)).map(([p]) => p);
-      throw new ForgeError('OBJECTS_MISSING', `${missing.length} pending blob(s) are no longer in the repository (${paths.slice(0, 5).join(', ')}): a git gc/prune removed them. Nothing was committed; the branch and the journal are as they were.`, {
-        data: { missing, paths },
-        hint: 'Write those files again (or discard the pending changes with "forge session discard"), then commit.',
-      });
-    }
+    // A git gc/prune may have removed pending blobs (before they were pinned, or by hand): never
+    // publish a tree that names a missing object. The files are asked (not a cached listing);
+    // what this process still holds is written again. The commit's own new objects (its trees,
+    // the session file, the commit) are checked under the ref's lock (ObjectStore.restoreUnsettled).
+    const missing = await repo.restoreFromMemory(this.vfs.pendingOids());
+    if (missing.length > 0) throw await this.dropLostPending(missing);
     const changes = await this.vfs.diff();
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
@@ -386,6 +381,24 @@ export class Session {
     // turn): it stays pinned for gc until the next turn commit.
     if (keep.length > 0) await this.vfs.pinObjects(keep);
     return { commit, tree, turn, changes, message };
+  }
+
+  /**
+   * Pending blobs whose content is gone (pruned, and not held in memory): the session must not
+   * stay stuck on them (every commit would fail). Their paths go back to the branch head's
+   * version, the journal and the pin are rewritten without them, and the error says which were
+   * dropped; the next commit publishes the rest, with a note in its message.
+   */
+  private async dropLostPending(missing: readonly string[]): Promise<ForgeError> {
+    const lost = new Set(missing);
+    const paths = [...this.vfs.pendingSet].filter(([, v]) => v !== null && lost.has(v.oid)).map(([p]) => p);
+    await this.vfs.dropPending(paths);
+    const listed = `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, and ${paths.length - 5} more` : ''}`;
+    this.notes.push(`${paths.length} pending file(s) were dropped before this commit: a git prune removed their content (${listed}).`);
+    return new ForgeError('OBJECTS_MISSING', `${missing.length} pending blob(s) are no longer in the repository (${listed}): a git gc/prune removed them. Nothing was committed. Those files were dropped from the pending changes (they are back at the branch head's version); the other pending changes are kept, and the next commit publishes them.`, {
+      data: { missing: [...missing], paths, dropped: paths },
+      hint: 'Read those files and write them again if the edits are still wanted, then commit again.',
+    });
   }
 
   /** The pre-edit blobs of the undo entry that the parent commit does not hold at their path. */

@@ -132,6 +132,8 @@ export class SessionStore {
       session.prunedHead = pruned;
       return session;
     }
+    // A process killed while it rewrote the journal left its temporary file: no live writer, none of its files.
+    if (!options.readOnly && (await lease.noLiveHolder())) await journal.removeStaleTemporaries();
     if (pending !== null && pending.base !== head && (await pendingAlreadyCommitted(this.repo, pending.changes, pending.base, head))) {
       // The process committed, then died before clearing its journal.
       if (!options.readOnly) {
@@ -178,9 +180,11 @@ export class SessionStore {
    * head is there.
    */
   private async recoverPrunedHead(id: string, head: string, journalBase: string | undefined, readOnly: boolean): Promise<{ missing: string; restored: string } | null> {
-    if (await this.repo.objects.has(head)) return null;
+    const parent = await this.incompleteHeadParent(id, head);
+    if (parent === undefined) return null;
     const ref = sessionRef(id);
-    const candidates = [...(journalBase !== undefined ? [journalBase] : []), ...(await this.repo.refs.reflogValues(ref))].filter((oid) => oid !== head);
+    // A published commit a prune left incomplete: its first parent first, then the older candidates.
+    const candidates = [...(parent !== null ? [parent] : []), ...(journalBase !== undefined ? [journalBase] : []), ...(await this.repo.refs.reflogValues(ref))].filter((oid) => oid !== head);
     for (const oid of candidates) {
       const usable = await readStateAt(this.repo, oid, id).then(
         () => true,
@@ -188,6 +192,9 @@ export class SessionStore {
       );
       if (!usable) continue;
       if (readOnly) break;
+      // The head's own changes that survived (their blobs are there) become pending again on
+      // `oid`, unless a journal already holds the pending layer (it is carried as it is).
+      if (oid === parent && journalBase === undefined) await this.pendAgain(id, head, oid);
       const who = await this.repo.identity(undefined, this.ctx.now(), 'committer');
       await this.repo.refs.update({ ref, newOid: oid, expectedOid: head, committer: who, reflogMessage: `forge: back to ${oid.slice(0, 12)}, the head ${head.slice(0, 12)} was pruned by a gc` });
       await this.repo.refs.dropReflogEntries(ref, head);
@@ -197,6 +204,49 @@ export class SessionStore {
       data: { ref, head },
       hint: readOnly ? 'Open the session for writing (forge turn, forge mcp): it goes back to its last complete commit.' : `Point the branch at an earlier commit of the session: git update-ref ${ref} <commit>.`,
     });
+  }
+
+  /**
+   * Whether the branch head is complete: undefined when it is (the commit, its root tree and the
+   * session file's blob are on disk); else the head's first parent, or null when the commit
+   * itself is gone. A `git prune` that walked the refs before a turn commit moved the branch,
+   * and deleted after the commit's own check, leaves such a head (git has the same race).
+   */
+  private async incompleteHeadParent(id: string, head: string): Promise<string | null | undefined> {
+    if (!(await this.repo.objects.has(head))) return null;
+    const commit = await this.repo.readCommit(head);
+    const { objects } = this.repo;
+    const stateEntry = async (): Promise<string | null> => {
+      let tree = commit.tree;
+      const parts = sessionStatePath(id).split('/');
+      for (const [i, name] of parts.entries()) {
+        const entry = (await this.repo.readTree(tree)).find((e) => e.name === name);
+        if (entry === undefined) return null;
+        if (i === parts.length - 1) return entry.oid;
+        tree = entry.oid;
+      }
+      return null;
+    };
+    const complete = (await objects.freshen(commit.tree)) && (await stateEntry().then((oid) => oid === null || objects.freshen(oid), () => false));
+    if (complete) return undefined;
+    return commit.parents[0] ?? null;
+  }
+
+  /**
+   * The code changes of an incomplete head whose blobs are still there, journaled as pending on
+   * its parent (the session file left out: the parent's is the one that holds). What is gone
+   * stays out; the recovery note says the branch went back.
+   */
+  private async pendAgain(id: string, head: string, parent: string): Promise<void> {
+    const changes = await diffTrees(this.repo, (await this.repo.readCommit(parent)).tree, (await this.repo.readCommit(head)).tree).catch(() => [] as TreeChangeEntry[]);
+    const pending = new Map<string, { oid: string; mode: '100644' | '100755' | '120000' } | null>();
+    for (const change of changes) {
+      if (change.path === sessionStatePath(id) || change.newMode === '160000') continue;
+      if (change.kind === 'deleted') pending.set(change.path, null);
+      else if (await this.repo.objects.freshen(change.newOid!)) pending.set(change.path, { oid: change.newOid!, mode: change.newMode as '100644' | '100755' | '120000' });
+    }
+    if (pending.size === 0) return;
+    await new FsJournal(this.repo.fs, this.repo.commonDir, id).rewrite({ base: parent, owner: `recovered-${head.slice(0, 12)}`, changes: pending, states: [] });
   }
 
   /**

@@ -53,6 +53,9 @@ export interface Journal {
   clear(owner?: string): Promise<void>;
 }
 
+/** A journal rewrite takes milliseconds: a temporary file this old is no live writer's. */
+const STALE_TEMPORARY_MS = 10_000;
+
 interface Header {
   v: 1;
   base: string;
@@ -114,6 +117,31 @@ export class FsJournal implements Journal {
     }
     if (path === this.path) this.size = text.length === 0 ? undefined : byteLength(text);
     return content;
+  }
+
+  /**
+   * A process killed while rewriting the journal leaves its temporary file
+   * (`<key>.jsonl.<owner>.tmp`) behind. The caller knows that no live process holds the session
+   * (its lease is free or its holder gone); files younger than `olderThanMs` are left anyway, as
+   * a writer that took the session since could be between its write and its rename. Returns the
+   * names removed.
+   */
+  async removeStaleTemporaries(olderThanMs = STALE_TEMPORARY_MS, now = Date.now()): Promise<string[]> {
+    const dir = dirname(this.path);
+    const prefix = `${this.path.slice(dir.length + 1)}.`;
+    const names = await this.fs.promises.readdir(dir).catch(() => [] as string[]);
+    const removed: string[] = [];
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+      const path = joinPath(dir, name);
+      const mtime = (await this.fs.promises.stat(path).catch(() => null))?.mtimeMs;
+      if (mtime === undefined || now - mtime < olderThanMs) continue;
+      await this.fs.promises.unlink(path).then(
+        () => removed.push(name),
+        () => undefined,
+      );
+    }
+    return removed;
   }
 
   async rewrite(content: JournalContent): Promise<void> {

@@ -48,12 +48,38 @@ export class PendingPin {
       touched.add(fan);
     }
     if (touched.size === 0 && base === this.pinnedBase) return;
+    await this.publish(touched, base);
+  }
+
+  /**
+   * After a `git prune` removed pinned objects (the pin then names a missing blob or tree, and
+   * the user's `git gc` fails on it): keeps exactly `present` and what the pin holds that is
+   * still on disk, and writes every tree of the pin again (a pruned one is written anew).
+   */
+  async repair(present: Iterable<string>, base: string): Promise<void> {
+    if (this.value === undefined) await this.seed();
+    const held = [...this.fans].flatMap(([fan, names]) => [...names].map((name) => fan + name));
+    this.fans.clear();
+    this.fanTrees.clear();
+    for (const oid of held) if (await this.repo.objects.freshen(oid)) this.add(oid);
+    for (const oid of present) if (OID.test(oid)) this.add(oid);
+    await this.publish(new Set(this.fans.keys()), base);
+  }
+
+  private add(oid: string): void {
+    let names = this.fans.get(oid.slice(0, 2));
+    if (names === undefined) this.fans.set(oid.slice(0, 2), (names = new Set()));
+    names.add(oid.slice(2));
+  }
+
+  /** Writes the touched fan-out trees and the root, and moves the ref to it. */
+  private async publish(touched: ReadonlySet<string>, base: string): Promise<void> {
     for (const fan of touched) {
       const entries: TreeEntry[] = [...this.fans.get(fan)!].sort().map((name) => ({ mode: '100644', name, oid: fan + name }));
-      this.fanTrees.set(fan, await this.repo.writeTree(entries));
+      this.fanTrees.set(fan, await this.repo.writeTree(entries, { cache: false }));
     }
     const root: TreeEntry[] = [...this.fanTrees].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, oid]) => ({ mode: '040000', name, oid }));
-    const tree = await this.repo.writeTree(root);
+    const tree = await this.repo.writeTree(root, { cache: false });
     if (tree !== this.value) {
       const who: Signature = { ...DEFAULT_IDENTITY, timestamp: Math.floor(this.now().getTime() / 1000), timezoneOffset: 0 };
       await this.moveRef(tree, who);

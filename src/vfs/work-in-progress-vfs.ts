@@ -82,7 +82,7 @@ export class WorkInProgressVfs implements WritableVfs {
   /** Keeps more blobs reachable for gc while they are pending (e.g. what the undo entry restores). */
   async pinObjects(oids: Iterable<string>): Promise<void> {
     if (this.options.readOnly) return;
-    await this.options.pin?.pin(oids, this.base.commit ?? '');
+    await this.options.pin?.pin(await this.present(oids), this.base.commit ?? '');
   }
 
   /**
@@ -338,6 +338,18 @@ export class WorkInProgressVfs implements WritableVfs {
     this.journalStale = false;
   }
 
+  /**
+   * Forgets pending paths whose blobs a `git prune` removed and nothing can re-create: they go
+   * back to the base's version, the journal is rewritten without them, and the pin is rebuilt
+   * from what is still there (it must not name a missing object: git gc would fail on it).
+   */
+  async dropPending(paths: readonly string[]): Promise<void> {
+    for (const path of paths) this.setPending(path, undefined);
+    await this.options.beforeWrite?.();
+    await this.options.pin?.repair(await this.presentPendingOids(), this.base.commit ?? '');
+    await this.persistJournal();
+  }
+
   /** Every blob the pending set names (what must survive gc until the commit). */
   pendingOids(): string[] {
     const out: string[] = [];
@@ -349,9 +361,13 @@ export class WorkInProgressVfs implements WritableVfs {
    * The pending blobs still in the repository (a reopened journal may name blobs a gc removed
    * before they were pinned: the pin must not reference them, the turn commit reports them).
    */
-  private async presentPendingOids(): Promise<string[]> {
+  private presentPendingOids(): Promise<string[]> {
+    return this.present(this.pendingOids());
+  }
+
+  private async present(oids: Iterable<string>): Promise<string[]> {
     const out: string[] = [];
-    for (const oid of this.pendingOids()) if (await this.repo.objects.freshen(oid)) out.push(oid);
+    for (const oid of oids) if (await this.repo.objects.freshen(oid)) out.push(oid);
     return out;
   }
 
@@ -371,7 +387,8 @@ export class WorkInProgressVfs implements WritableVfs {
     if (this.options.readOnly) throw new ForgeError('READ_ONLY_VIEW', 'This view of the session was opened read-only.');
     if (changes.length === 0 && !hasState) return;
     await this.options.beforeWrite?.();
-    const blobs: string[] = [...keep];
+    // What the undo entry restores may have been pruned long ago: the pin never names a missing object.
+    const blobs: string[] = keep.length > 0 ? await this.present(keep) : [];
     for (const change of changes) if ('oid' in change) blobs.push(change.oid);
     await this.options.pin?.pin(blobs, this.base.commit ?? '');
     if (!this.journalStarted || this.journalStale) return this.persistJournal();

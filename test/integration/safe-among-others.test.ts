@@ -80,7 +80,7 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     expectFsckClean(repo.gitdir);
   });
 
-  it('a pending blob removed behind forge\'s back is OBJECTS_MISSING: nothing published, ref and journal as they were', () => {
+  it('a pending blob removed behind forge\'s back is OBJECTS_MISSING: nothing published, the branch as it was; the lost file is dropped (issue 23, 4) and the next turn commits', () => {
     const repo = copyFixture('example-app');
     forge(['session', 'new', '--repo', repo.dir, '--id', 'gone']);
     const head = branchTip(repo, 'gone');
@@ -102,7 +102,14 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     expect(run.stderr).toContain('q.txt');
     expect(branchTip(repo, 'gone')).toBe(before);
     expect(before).not.toBe(head);
+    expect(run.stderr).toContain('dropped');
     expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'gone.jsonl'))).toBe(true);
+    expectFsckClean(repo.gitdir);
+    // Not stuck: the next turn commits, without the file whose content is gone.
+    const next = turn(repo, 'gone', JSON.stringify([{ tool: 'write_file', args: { path: 'r.txt', content: 'after the prune' } }]));
+    expect(next.status, next.stderr).toBe(0);
+    expect(lsTree(repo, 'forge/session/gone')).toContain('r.txt');
+    expect(lsTree(repo, 'forge/session/gone')).not.toContain('q.txt');
     expectFsckClean(repo.gitdir);
   });
 });
@@ -163,7 +170,7 @@ describe('T-12.1: a process killed while a gc runs beside its turn commit', () =
     expect(git(repo.dir, ['fsck', '--strict'], { allowFail: true }).status).not.toBe(0);
     const run = turn(repo, 'h');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`the branch head ${lost.slice(0, 12)} had been pruned by a git gc`);
+    expect(run.stderr).toContain(`the branch head ${lost.slice(0, 12)} had lost objects to a git gc/prune`);
     expect(git(repo.dir, ['rev-parse', 'forge/session/h^']).stdout.trim()).toBe(complete);
     expect(gitShowBytes(repo.gitdir, 'forge/session/h', 'two.txt').toString()).toBe('2\n');
     expectFsckClean(repo.gitdir);

@@ -163,6 +163,7 @@ export class Run {
     module: QuickJSWASMModule,
     readonly limits: RepoToolLimits,
     maxStackBytes: number,
+    private readonly memory: WebAssembly.Memory,
   ) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(limits.memory_limit_bytes);
@@ -207,19 +208,28 @@ export class Run {
    * and never lands in the result or the session file.
    */
   dump(handle: QuickJSHandle): GuestError {
+    // Reading the error allocates: when that fails with the memory at its maximum, memory ran out.
+    const unreadable = (): GuestError => (this.memoryExhausted() ? { name: 'InternalError', message: 'out of memory' } : { message: 'an error that could not be read' });
     try {
       const result = this.vm.callFunction(this.describeError, this.vm.undefined, handle);
       if (result.error) {
         result.error.dispose();
-        return { message: 'an error that could not be read' };
+        return unreadable();
       }
       const json = this.vm.getString(result.value);
       result.value.dispose();
       const { name, message, stack } = JSON.parse(json) as { name: string | null; message: string; stack: string | null };
+      // QuickJS throws null when it cannot even allocate its "out of memory" error.
+      if (name === null && message === 'null' && this.memoryExhausted()) return unreadable();
       return { message, ...(name === null ? {} : { name }), ...(stack === null ? {} : { stack }) };
     } catch {
-      return { message: 'an error that could not be read' };
+      return unreadable();
     }
+  }
+
+  /** True when the WebAssembly memory cannot grow by another megabyte. */
+  memoryExhausted(): boolean {
+    return this.memory.buffer.byteLength + (1 << 20) > Math.max(16 << 20, this.limits.memory_limit_bytes);
   }
 
   /**

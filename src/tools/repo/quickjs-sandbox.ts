@@ -83,7 +83,8 @@ export class QuickJsSandbox implements WasmSandbox {
 
   /** A fresh instance over a memory bounded by the limit (see docs/PERFORMANCE.md for its cost). */
   private async start(limits: RepoToolLimits): Promise<Run> {
-    return new Run(await this.load(boundedMemory(limits)), limits, this.maxStackBytes);
+    const memory = boundedMemory(limits);
+    return new Run(await this.load(memory), limits, this.maxStackBytes, memory);
   }
 
   async inspect(source: string, filename: string, limits: RepoToolLimits): Promise<ToolModuleInfo> {

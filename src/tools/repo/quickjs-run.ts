@@ -93,8 +93,16 @@ const PAGE_BYTES = 64 << 10;
  * heap together, every allocation counted. A limit under 16 MiB gets the module's minimum.
  */
 export function boundedMemory(limits: RepoToolLimits): WebAssembly.Memory {
-  const initial = BASE_MEMORY_BYTES / PAGE_BYTES;
-  return new WebAssembly.Memory({ initial, maximum: Math.max(initial, Math.ceil(limits.memory_limit_bytes / PAGE_BYTES)) });
+  return new WebAssembly.Memory({ initial: BASE_MEMORY_BYTES / PAGE_BYTES, maximum: maximumPages(limits) });
+}
+
+export function maximumPages(limits: RepoToolLimits): number {
+  return Math.max(BASE_MEMORY_BYTES / PAGE_BYTES, Math.ceil(limits.memory_limit_bytes / PAGE_BYTES));
+}
+
+/** True when a memory never grew past the module's minimum (an instance worth keeping for the next call). */
+export function neverGrew(memory: WebAssembly.Memory): boolean {
+  return memory.buffer.byteLength <= BASE_MEMORY_BYTES;
 }
 
 export interface GuestError {
@@ -160,10 +168,10 @@ export class Run {
   private readonly deadline: number;
 
   constructor(
-    module: QuickJSWASMModule,
+    readonly module: QuickJSWASMModule,
     readonly limits: RepoToolLimits,
     maxStackBytes: number,
-    private readonly memory: WebAssembly.Memory,
+    readonly memory: WebAssembly.Memory,
   ) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(limits.memory_limit_bytes);
@@ -259,10 +267,11 @@ export class Run {
    * objects behind when it runs out of memory or stack half-way, and freeing a runtime with live
    * objects aborts the instance.
    */
-  dispose(): void {
-    if (this.disposed) return;
+  /** True when the runtime was freed cleanly (its instance may serve another call). */
+  dispose(): boolean {
+    if (this.disposed) return false;
     this.disposed = true;
-    if (this.limitHit !== null) return;
+    if (this.limitHit !== null) return false;
     try {
       this.prelude.dispose();
       this.jsonParse.dispose();
@@ -270,8 +279,9 @@ export class Run {
       this.describeError.dispose();
       this.vm.dispose();
       this.runtime.dispose();
+      return true;
     } catch {
-      // The instance is dropped anyway.
+      return false;
     }
   }
 }

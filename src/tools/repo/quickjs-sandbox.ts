@@ -22,7 +22,7 @@ import type { CustomizeVariantOptions, QuickJSHandle, QuickJSSyncVariant, QuickJ
 import { ForgeError, type ErrorCode } from '../../errors';
 import type { RepoToolLimits } from './limits';
 import { jsonNestingDepth } from '../json-depth';
-import { DEFAULT_MAX_STACK_BYTES, MAX_RESULT_DEPTH, Run, boundedMemory, hostError, limitError, limitKind } from './quickjs-run';
+import { DEFAULT_MAX_STACK_BYTES, MAX_RESULT_DEPTH, Run, boundedMemory, hostError, limitError, limitKind, maximumPages, neverGrew } from './quickjs-run';
 import { guestJson, guestVfs } from './quickjs-vfs';
 import type { SandboxVfs, ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 
@@ -74,17 +74,40 @@ const MAX_SCHEMA_DEPTH = 64;
 export class QuickJsSandbox implements WasmSandbox {
   private readonly load: LoadQuickJs;
   private readonly maxStackBytes: number;
+  private readonly onStart: (memory: WebAssembly.Memory) => void;
+  /** An instance a clean call left behind without growing its memory, for the next call with the same memory maximum. */
+  private spare: { module: QuickJSWASMModule; memory: WebAssembly.Memory; pages: number } | null = null;
 
-  /** A loader function replaces the default loading entirely (the CLI requires the packages). */
-  constructor(options: LoadQuickJs | QuickJsSandboxOptions = {}, tuning: { maxStackBytes?: number } = {}) {
+  /**
+   * A loader function replaces the default loading entirely (the worker requires the packages).
+   * `onStart` is told when a call's tool code is about to run, with the call's memory.
+   */
+  constructor(options: LoadQuickJs | QuickJsSandboxOptions = {}, tuning: { maxStackBytes?: number; onStart?: (memory: WebAssembly.Memory) => void } = {}) {
     this.load = typeof options === 'function' ? options : quickJsLoader(options);
     this.maxStackBytes = tuning.maxStackBytes ?? (typeof options === 'function' ? undefined : options.maxStackBytes) ?? DEFAULT_MAX_STACK_BYTES;
+    this.onStart = tuning.onStart ?? (() => {});
   }
 
-  /** A fresh instance over a memory bounded by the limit (see docs/PERFORMANCE.md for its cost). */
+  /**
+   * A fresh runtime and context on an instance whose memory is bounded by the limit: the spare
+   * one when it fits, else a new one (its cost: docs/PERFORMANCE.md).
+   */
   private async start(limits: RepoToolLimits): Promise<Run> {
-    const memory = boundedMemory(limits);
-    return new Run(await this.load(memory), limits, this.maxStackBytes, memory);
+    const pages = maximumPages(limits);
+    const spare = this.spare;
+    this.spare = null;
+    const memory = spare?.pages === pages ? spare.memory : boundedMemory(limits);
+    const module = spare?.pages === pages ? spare.module : await this.load(memory);
+    this.onStart(memory);
+    return new Run(module, limits, this.maxStackBytes, memory);
+  }
+
+  /**
+   * Frees the call's runtime. Its instance serves the next call only when it was freed cleanly
+   * and its memory never grew; otherwise it is dropped, and the memory with it.
+   */
+  private end(run: Run): void {
+    if (run.dispose() && neverGrew(run.memory)) this.spare = { module: run.module, memory: run.memory, pages: maximumPages(run.limits) };
   }
 
   async inspect(source: string, filename: string, limits: RepoToolLimits): Promise<ToolModuleInfo> {
@@ -95,7 +118,7 @@ export class QuickJsSandbox implements WasmSandbox {
     } catch (error) {
       throw this.afterFailure(error, run, filename, limits);
     } finally {
-      run.dispose();
+      this.end(run);
     }
   }
 
@@ -163,7 +186,7 @@ export class QuickJsSandbox implements WasmSandbox {
     } finally {
       // Writes the tool started without awaiting them land now, inside the call, not after it.
       await run.drain();
-      run.dispose();
+      this.end(run);
     }
   }
 

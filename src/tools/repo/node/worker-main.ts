@@ -36,12 +36,7 @@ const vfs: SandboxVfs = {
 
 /** This call's WebAssembly memory: how far it grew is reported at the end. */
 let memory: WebAssembly.Memory | null = null;
-const load = async (fresh: WebAssembly.Memory) => {
-  memory = fresh;
-  const module = await requireQuickJs(fresh);
-  post({ type: 'started' });
-  return module;
-};
+let sandbox: QuickJsSandbox | null = null;
 const report = () => memory?.buffer.byteLength ?? 0;
 
 port.on('message', (message: ToWorker) => {
@@ -52,7 +47,13 @@ port.on('message', (message: ToWorker) => {
     else waiter?.reject(fromWire(message.error));
     return;
   }
-  const sandbox = new QuickJsSandbox(load, { maxStackBytes: message.maxStackBytes });
+  sandbox ??= new QuickJsSandbox(requireQuickJs, {
+    maxStackBytes: message.maxStackBytes,
+    onStart: (started) => {
+      memory = started;
+      post({ type: 'started' });
+    },
+  });
   const work = message.type === 'inspect' ? sandbox.inspect(message.source, message.filename, message.limits) : sandbox.execute(message.source, message.filename, vfs, message.args, message.limits);
   work.then(
     (value) => post({ type: 'done', ok: true, value, memoryBytes: report() }),

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_REPO_TOOL_LIMITS, NodeWorkerSandbox } from '../dist/index.js';
 
 const limits = DEFAULT_REPO_TOOL_LIMITS;
-const sandbox = new NodeWorkerSandbox({ entry: resolve('dist/repo-tool-worker.cjs') });
+const entry = resolve('dist/repo-tool-worker.cjs');
 const files = new Map();
 const vfs = {
   readFile: async (p) => files.get(p) ?? new Uint8Array(),
@@ -32,6 +32,9 @@ const CASES = {
 const mib = (bytes) => (bytes / (1 << 20)).toFixed(0);
 console.log(`limits: ${limits.time_limit_ms} ms, ${mib(limits.memory_limit_bytes)} MiB; RSS before: ${mib(process.memoryUsage().rss)} MiB`);
 for (const [name, body] of Object.entries(CASES)) {
+  // A warm worker, as in a running forge mcp: its start-up (hundreds of ms under load) is not the tool's time.
+  const sandbox = new NodeWorkerSandbox({ entry });
+  await sandbox.execute(tool('return 1;'), 'tools/warm.js', vfs, {}, limits);
   const before = process.memoryUsage().rss;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
@@ -45,5 +48,5 @@ for (const [name, body] of Object.entries(CASES)) {
   peak = Math.max(peak, process.memoryUsage().rss);
   console.log(`${name.padEnd(42)} ${outcome.padEnd(24)} stopped after ${ms.toFixed(0).padStart(5)} ms; peak RSS ${mib(peak)} MiB (+${mib(peak - before)})`);
   files.clear();
+  await sandbox.close();
 }
-await sandbox.close();

@@ -30,7 +30,7 @@ describe('issue 24: repository-tool limits in the CLI and forge mcp', { timeout:
   });
 
   it('forge mcp answers a ping while a tool spins in a native built-in, then the call fails with REPO_TOOL_TIMEOUT', async () => {
-    const repo = makeRepo({ files: { 'a.txt': 'original\n', 'tools/spin.js': SPIN, '.forge/config.json': CONFIG(4000) } });
+    const repo = makeRepo({ files: { 'a.txt': 'original\n', 'tools/spin.js': SPIN, '.forge/config.json': CONFIG(8000) } });
     expect(forge(['tools', 'approve', 'spin', '--repo', repo.dir]).status).toBe(0);
     const mcp = await startMcp(repo, ['--session', 'p1']);
     let callDone = false;

@@ -21,7 +21,10 @@ const VFS_PRELUDE = `(function () {
   const isString = (value) => typeof value === 'string';
   const toBuffer = (bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   return function (host) {
-    const path = (fn) => (p, ...rest) => (isString(p) ? fn(stringify(p), ...rest) : reject(new TypeError('paths are strings, relative to the repository root')));
+    // A call the host stopped at a limit spins here, where the interrupt check ends it at once
+    // (a loop of un-awaited writes is too short between checks to reach one on its own).
+    const guard = () => { if (host.halted()) for (;;) {} };
+    const path = (fn) => (p, ...rest) => (guard(), isString(p) ? fn(stringify(p), ...rest) : reject(new TypeError('paths are strings, relative to the repository root')));
     return Object.freeze({
       readFile: path((p, encoding) => (encoding === 'bytes' ? host.readBytes(p).then((buffer) => new Uint8Array(buffer)) : host.readText(p).then(parse))),
       writeFile: path((p, content) => {

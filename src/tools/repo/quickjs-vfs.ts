@@ -79,6 +79,9 @@ export function guestVfs(run: Run, vfs: SandboxVfs): QuickJSHandle {
     const json = JSON.stringify(stat);
     return () => guestJson(run, json);
   });
+  const halted = vm.newFunction('halted', () => (run.limitHit !== null ? vm.true : vm.false));
+  vm.setProp(host, 'halted', halted);
+  halted.dispose();
   const prelude = run.prelude;
   const wrapped = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, host));
   host.dispose();
@@ -92,15 +95,17 @@ export function guestVfs(run: Run, vfs: SandboxVfs): QuickJSHandle {
  * ends at its memory limit.
  */
 async function queuedWrite(run: Run, vfs: SandboxVfs, path: string, content: Uint8Array): Promise<void> {
-  if (run.queuedBytes + content.length > run.limits.memory_limit_bytes) {
+  // Read now: a worker's vfs moves the buffer to the host (content.length is 0 after).
+  const size = content.length;
+  if (run.queuedBytes + size > run.limits.memory_limit_bytes) {
     run.limitHit ??= 'memory';
     throw new ForgeError('REPO_TOOL_MEMORY_LIMIT', `Writes not yet finished hold more than the ${run.limits.memory_limit_bytes} byte memory limit; await each vfs.writeFile.`);
   }
-  run.queuedBytes += content.length;
+  run.queuedBytes += size;
   try {
     await vfs.writeFile(path, content);
   } finally {
-    run.queuedBytes -= content.length;
+    run.queuedBytes -= size;
   }
 }
 

@@ -16,6 +16,8 @@
 //    Inlined, they would add ~23 KB gzipped that most pages never run, and the variant's
 //    `new URL("emscripten-module.wasm", import.meta.url)` would point next to dist/browser.js,
 //    where no .wasm is (a bundler such as webpack fails on it);
+//  - dist/repo-tool-worker.cjs: the worker thread repository tools run in (Node), started by
+//    the CLI and the library's NodeWorkerSandbox; QuickJS stays external as in forge.cjs;
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
 //    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
 //    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
@@ -57,10 +59,14 @@ const browser = await bundleBrowser();
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
+// The worker thread repository tools run in (src/tools/repo/node/worker-main.ts), a file of its
+// own because a Worker starts from a script; QuickJS stays in node_modules, as for the CLI.
+const worker = await bundle({ entryPoints: ['src/tools/repo/node/worker-main.ts'], outfile: join(dist, 'repo-tool-worker.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
+
 const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
 const launcher = readFileSync('scripts/cli-launcher.mjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
 
-for (const [name, contents] of Object.entries({ ...library, ...browser, ...cli })) publish(name, contents);
+for (const [name, contents] of Object.entries({ ...library, ...browser, ...cli, ...worker })) publish(name, contents);
 publish('cli.js', launcher, 0o755);
 // Left by earlier builds: the code caches the launcher used to keep here, the library's map.
 for (const name of readdirSync(dist)) {

@@ -29,3 +29,5 @@ export {
 } from './remote';
 export { nodeStreamInflater } from './remote/node/stream-inflater';
 export { gitCredentialHelper } from './remote/node/git-credential';
+// Repository tools in a worker thread the host terminates at the deadline (entry: this package's dist/repo-tool-worker.cjs).
+export { NodeWorkerSandbox, type NodeWorkerSandboxOptions } from './tools/repo/node/worker-sandbox';

@@ -1,25 +1,18 @@
 /** The CLI's repository-tool set-up: one QuickJS sandbox per process, limits from the view's config. */
-import type { QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { join } from 'node:path';
 import type { AnyToolDefinition } from '../tools';
-import { QuickJsSandbox, registryWithRepoTools, repoToolLimitsFromConfig } from '../tools/repo';
+import { registryWithRepoTools, repoToolLimitsFromConfig } from '../tools/repo';
+import { NodeWorkerSandbox } from '../tools/repo/node/worker-sandbox';
 import type { Vfs } from '../vfs/types';
 
-let sandbox: QuickJsSandbox | null = null;
+let sandbox: NodeWorkerSandbox | null = null;
 
 /**
- * forge.cjs runs from a V8 code cache (vm.Script), which has no dynamic import(): QuickJS is
- * required from node_modules (left out of the bundle, loaded only when a repository tool is).
+ * Tools run in a worker thread the CLI terminates at the deadline (a tool spinning in a native
+ * built-in cannot hold `forge turn` or `forge mcp`). The worker script sits next to forge.cjs.
  */
-async function requireQuickJs(): Promise<QuickJSWASMModule> {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
-  const variant = require('@jitl/quickjs-wasmfile-release-sync') as { default?: QuickJSSyncVariant } & QuickJSSyncVariant;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  return core.newQuickJSWASMModuleFromVariant(variant.default ?? variant);
-}
-
-export function cliSandbox(): QuickJsSandbox {
-  sandbox ??= new QuickJsSandbox(requireQuickJs);
+export function cliSandbox(): NodeWorkerSandbox {
+  sandbox ??= new NodeWorkerSandbox({ entry: join(__dirname, 'repo-tool-worker.cjs') });
   return sandbox;
 }
 

@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ForgeError } from '../errors';
+import { RepoToolLimitsSchema } from '../tools/repo/limits';
 
 export const SettingsSchema = z.strictObject({
   /** scripted, openai or anthropic (forge run). */
@@ -22,6 +23,11 @@ export const SettingsSchema = z.strictObject({
   mode: z.enum(['restricted', 'unrestricted']).optional(),
   /** Paths no tool may read or write (gitignore syntax); replaces the built-in list. */
   denied_paths: z.array(z.string()).optional(),
+  /**
+   * Repository-tool limits; read from the view the tool runs in (tools/repo/config.ts), so only
+   * checked here: a file that sets them must still load.
+   */
+  repo_tools: RepoToolLimitsSchema.optional(),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

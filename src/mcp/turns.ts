@@ -10,6 +10,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { filePatches, type FilePatch, type Session } from '../session';
 import type { AnyToolDefinition, ToolResult } from '../tools';
+import { COMMIT_TURN, SESSION_STATUS } from '../tools/reserved-names';
 import { objectJsonSchema } from './tool-list';
 
 export type AutoCommit = 'every-call' | 'explicit';
@@ -70,8 +71,8 @@ export function withAutoCommitOutput(schema: z.ZodObject): z.ZodObject {
 export type CommitTurnOutput = z.output<typeof CommitTurnOutputSchema>;
 export type SessionStatusOutput = z.output<typeof SessionStatusOutputSchema>;
 
-export const COMMIT_TURN = 'commit_turn';
-export const SESSION_STATUS = 'session_status';
+// Reserved in the tools layer, so a repository tool can never take them (tools/reserved-names.ts).
+export { COMMIT_TURN, SESSION_STATUS };
 
 /** The pending changes as unified diffs (what the pending-diff resource shows). */
 export async function pendingPatches(session: Session): Promise<FilePatch[]> {

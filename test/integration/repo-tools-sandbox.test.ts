@@ -161,7 +161,7 @@ describe('repository tool limits', { timeout: 300_000 }, () => {
     });
     for (const name of ['bomb', 'bomb2']) {
       const error = errorOf(await runner.call({ tool: name, args: {} }));
-      expect(error.code, name).toBe('REPO_TOOL_MEMORY_LIMIT');
+      expect(error.code, `${name}: ${error.message}`).toBe('REPO_TOOL_MEMORY_LIMIT');
       expect(error.data).toMatchObject({ limit_bytes: LIMITS.memory_limit_bytes });
     }
     expect(text(await session.vfs.readFile('a.txt'))).toBe('original\n');

@@ -7,5 +7,6 @@ export const REPO_TOOL_CODES = {
   REPO_TOOL_FAILED: { kind: 'user', summary: 'The repository tool threw an error; its partial edits were discarded.' },
   REPO_TOOL_TIMEOUT: { kind: 'user', summary: 'The repository tool ran past its time limit and was stopped; its partial edits were discarded.' },
   REPO_TOOL_MEMORY_LIMIT: { kind: 'user', summary: 'The repository tool ran out of its memory limit and was stopped; its partial edits were discarded.' },
+  REPO_TOOL_DEPTH_LIMIT: { kind: 'user', summary: 'The repository tool recursed deeper than its stack allows, or returned a value nested too deeply; its partial edits were discarded.' },
   REPO_TOOL_OUTPUT_TOO_LARGE: { kind: 'user', summary: 'The repository tool returned more than its output size limit; its edits were discarded.' },
 } as const;

@@ -2,11 +2,11 @@
  * search: a regular expression over the text files of the view, line by line, with bounded
  * results. Binary files, files over the size limit, .forge/ and denied paths are skipped.
  */
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { ForgeError } from '../../errors';
 import { defineTool } from '../define';
 import { dirArg, globFilter } from '../glob';
+import { isSafeRegex } from '../regex-safety';
 import { isVisiblePath } from '../sandbox';
 import { decodeText } from '../text-io';
 
@@ -43,7 +43,7 @@ function compile(pattern: string): RegExp {
   }
   // JavaScript regexes backtrack and cannot be interrupted: a nested quantifier such as (a+)+ can
   // take exponential time on one long line and stall the whole turn. Refuse it up front.
-  if (!safeRegex(regex)) {
+  if (!isSafeRegex(regex)) {
     throw new ForgeError('TOOL_INPUT_INVALID', '`pattern` nests quantifiers (like "(a+)+" or "(\\w+\\s?)*"), which can take exponential time. Search for a simpler pattern, e.g. one of the words, then read the file.', {
       data: { issues: [{ field: 'pattern', message: 'nested quantifiers (catastrophic backtracking)' }] },
     });

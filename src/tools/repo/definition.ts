@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ForgeError } from '../../errors';
 import type { AnyToolDefinition } from '../define';
 import type { JsonSchema } from '../json-schema';
+import { isSafeRegex } from '../regex-safety';
 import { sandboxBridge } from './bridge';
 import { notApprovedError, readApprovals, readToolSource, repoToolPath, toolStatus } from './discover';
 import type { RepoToolLimits } from './limits';
@@ -38,6 +39,12 @@ export function specFromModule(name: string, sha256: string, info: ToolModuleInf
   if (!info.hasExecute) throw invalid('does not export a function `execute`');
   const schema = info.schema as JsonSchema | undefined;
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || schema.type !== 'object') throw invalid('does not export `schema`, a JSON Schema with type "object"');
+  const unsafe = unsafePatterns(schema);
+  if (unsafe.length > 0) {
+    throw invalid(
+      `has a \`pattern\` that nests quantifiers (${unsafe.map((p) => JSON.stringify(p)).join(', ')}): the host checks arguments against it outside the sandbox, where such a pattern can take exponential time`,
+    );
+  }
   let input: z.ZodType;
   try {
     // Tool inputs are strict objects, like the built-ins': unknown keys are refused.
@@ -53,6 +60,34 @@ export function specFromModule(name: string, sha256: string, info: ToolModuleInf
     throw invalid(`exports a schema that cannot be offered to a model (${error instanceof Error ? error.message : String(error)})`);
   }
   return { name, sha256, description: info.description, input };
+}
+
+/** Keywords whose values are data, not subschemas: a `pattern` key inside them is not a pattern. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'description', 'title']);
+
+/**
+ * The patterns of a schema (`pattern` values and `patternProperties` keys) that fail the
+ * project's safe-regex rule. Walked with an explicit stack: the schema's depth is bounded before
+ * it gets here, but this code must not depend on it.
+ */
+export function unsafePatterns(schema: JsonSchema): string[] {
+  const unsafe: string[] = [];
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      pending.push(...node);
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      if (key === 'pattern' && typeof value === 'string' && !isSafeRegex(value)) unsafe.push(value);
+      if (key === 'patternProperties' && value !== null && typeof value === 'object') unsafe.push(...Object.keys(value).filter((p) => !isSafeRegex(p)));
+      pending.push(value);
+    }
+  }
+  return unsafe;
 }
 
 export interface RepoToolDeps {

@@ -7,6 +7,7 @@
 import { ForgeError } from '../../errors';
 import type { Vfs } from '../../vfs/types';
 import { TOOL_NAME_PATTERN } from '../json-schema';
+import { isReservedToolName } from '../reserved-names';
 import { APPROVALS_PATH, approvalOf, parseApprovals, type Approval, type ApprovalsFile } from './approvals';
 
 export const REPO_TOOLS_DIR = 'tools';
@@ -40,7 +41,7 @@ export async function readApprovals(vfs: Vfs): Promise<ApprovalsFile> {
 /** Why a name cannot be a repository tool, or null. */
 export function nameProblem(name: string, reservedNames: ReadonlySet<string>): string | null {
   if (!TOOL_NAME_PATTERN.test(name)) return 'the name must be 1-64 characters of a-zA-Z0-9_-';
-  if (reservedNames.has(name)) return `${name} is the name of a built-in tool`;
+  if (isReservedToolName(name, reservedNames)) return `${name} is the name of a built-in tool`;
   // JSON parsers (zod's records among them) drop or mishandle this key, so its approval could not be kept.
   if (name === '__proto__') return '__proto__ is reserved: it cannot be a key of the approvals file';
   return null;

@@ -1,9 +1,16 @@
 /**
  * The WasmSandbox on QuickJS compiled to WebAssembly (quickjs-emscripten, release "sync"
  * variant: the smallest and fastest build; host calls are async through promises, so asyncify
- * is not needed). It runs the same in Node and in browsers. Each call gets a fresh runtime and
- * context: nothing a tool leaves behind (globals, prototypes) reaches the next call, and the
- * memory limit is per call.
+ * is not needed). It runs the same in Node and in browsers. Each call gets a fresh WebAssembly
+ * instance over a fresh memory whose maximum is the memory limit (plus the module's own 16 MiB):
+ * nothing a tool leaves behind (globals, prototypes) reaches the next call, every allocation
+ * counts against the limit (this QuickJS build cannot measure allocation sizes, so QuickJS's own
+ * limit stopped only single large ones), and the memory is given back when the call ends.
+ *
+ * Time: an interrupt check stops guest code at the deadline, but a native built-in (a sort, an
+ * `includes` over 2**53 indices) never reaches it. This runner is therefore the in-thread one
+ * the browser build uses; Node runs it inside a worker thread the host terminates at the
+ * deadline (node/worker-sandbox.ts), so nothing a tool does outlasts its limit there.
  *
  * What a tool sees: the ECMAScript built-ins without `Date` (no clock, so a tool's output
  * follows from its input and the files), no module loader (any `import` fails), no `process`,
@@ -14,12 +21,16 @@
 import type { CustomizeVariantOptions, QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { ForgeError, type ErrorCode } from '../../errors';
 import type { RepoToolLimits } from './limits';
-import { Run, limitError, limitKind, type GuestError } from './quickjs-run';
+import { jsonNestingDepth } from '../json-depth';
+import { DEFAULT_MAX_STACK_BYTES, MAX_RESULT_DEPTH, Run, boundedMemory, hostError, limitError, limitKind, maximumPages, neverGrew } from './quickjs-run';
 import { guestJson, guestVfs } from './quickjs-vfs';
 import type { SandboxVfs, ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 
-/** Loads the QuickJS WebAssembly module; the default imports quickjs-emscripten-core and the release-sync variant. */
-export type LoadQuickJs = () => Promise<QuickJSWASMModule>;
+/**
+ * Instantiates the QuickJS WebAssembly module over the given memory (one instance per call);
+ * the default imports quickjs-emscripten-core and the release-sync variant.
+ */
+export type LoadQuickJs = (memory: WebAssembly.Memory) => Promise<QuickJSWASMModule>;
 
 /**
  * QuickJS's WebAssembly file (the variant's `dist/emscripten-module.wasm`, also exported as
@@ -40,6 +51,11 @@ export interface QuickJsModules {
  */
 export interface QuickJsSandboxOptions {
   /**
+   * QuickJS's stack limit (default DEFAULT_MAX_STACK_BYTES, safe on a ~1 MiB host stack); a
+   * host thread with a larger stack may allow deeper recursion.
+   */
+  maxStackBytes?: number;
+  /**
    * The .wasm; default: the variant's own file, found next to its module (node_modules in Node;
    * in a browser, where the bundler or the import map put the variant's files).
    */
@@ -52,35 +68,53 @@ export interface QuickJsSandboxOptions {
   modules?: () => Promise<QuickJsModules>;
 }
 
-export class QuickJsSandbox implements WasmSandbox {
-  private module: Promise<QuickJSWASMModule> | null = null;
-  private readonly load: LoadQuickJs;
+/** How deeply an exported schema may nest (JSON levels): far beyond any real tool's, and safe for the host's recursive code. */
+const MAX_SCHEMA_DEPTH = 64;
 
-  /** A loader function replaces the default loading entirely (the CLI requires the packages). */
-  constructor(options: LoadQuickJs | QuickJsSandboxOptions = {}) {
-    this.load = typeof options === 'function' ? options : () => loadQuickJs(options);
+export class QuickJsSandbox implements WasmSandbox {
+  private readonly load: LoadQuickJs;
+  private readonly maxStackBytes: number;
+  private readonly onStart: (memory: WebAssembly.Memory) => void;
+  /** An instance a clean call left behind without growing its memory, for the next call with the same memory maximum. */
+  private spare: { module: QuickJSWASMModule; memory: WebAssembly.Memory; pages: number } | null = null;
+
+  /**
+   * A loader function replaces the default loading entirely (the worker requires the packages).
+   * `onStart` is told when a call's tool code is about to run, with the call's memory.
+   */
+  constructor(options: LoadQuickJs | QuickJsSandboxOptions = {}, tuning: { maxStackBytes?: number; onStart?: (memory: WebAssembly.Memory) => void } = {}) {
+    this.load = typeof options === 'function' ? options : quickJsLoader(options);
+    this.maxStackBytes = tuning.maxStackBytes ?? (typeof options === 'function' ? undefined : options.maxStackBytes) ?? DEFAULT_MAX_STACK_BYTES;
+    this.onStart = tuning.onStart ?? (() => {});
   }
 
-  /** Loads the WebAssembly module once (the first call's cost; see docs/PERFORMANCE.md). */
-  private wasm(): Promise<QuickJSWASMModule> {
-    this.module ??= this.load();
-    this.module.catch(() => (this.module = null));
-    return this.module;
+  /**
+   * A fresh runtime and context on an instance whose memory is bounded by the limit: the spare
+   * one when it fits, else a new one (its cost: docs/PERFORMANCE.md).
+   */
+  private async start(limits: RepoToolLimits): Promise<Run> {
+    const pages = maximumPages(limits);
+    const spare = this.spare;
+    this.spare = null;
+    const memory = spare?.pages === pages ? spare.memory : boundedMemory(limits);
+    const module = spare?.pages === pages ? spare.module : await this.load(memory);
+    this.onStart(memory);
+    return new Run(module, limits, this.maxStackBytes, memory);
+  }
+
+  /**
+   * Frees the call's runtime. Its instance serves the next call only when it was freed cleanly
+   * and its memory never grew; otherwise it is dropped, and the memory with it.
+   */
+  private end(run: Run): void {
+    if (run.dispose() && neverGrew(run.memory)) this.spare = { module: run.module, memory: run.memory, pages: maximumPages(run.limits) };
   }
 
   async inspect(source: string, filename: string, limits: RepoToolLimits): Promise<ToolModuleInfo> {
-    const run = new Run(await this.wasm(), limits);
+    const run = await this.start(limits);
     try {
       const exports = await this.evaluateModule(run, source, filename, limits);
-      try {
-        const info = run.vm.dump(exports) as { description?: unknown; schema?: unknown };
-        const execute = run.vm.getProp(exports, 'execute');
-        const hasExecute = run.vm.typeof(execute) === 'function';
-        execute.dispose();
-        return { description: info?.description, schema: info?.schema, hasExecute };
-      } finally {
-        exports.dispose();
-      }
+      return this.declarations(run, exports, filename, limits);
     } catch (error) {
       throw this.afterFailure(error, run, filename, limits);
     } finally {
@@ -88,13 +122,43 @@ export class QuickJsSandbox implements WasmSandbox {
     }
   }
 
-  /** Frees a run, or drops the WebAssembly module a run could not be freed from (a fresh one is loaded next time). */
-  private end(run: Run): void {
-    if (!run.dispose()) this.module = null;
+  /**
+   * The module's description and schema as JSON made by the context's original JSON.stringify,
+   * measured before the host parses it: a schema nested 20,000 deep is this tool's problem
+   * (REPO_TOOL_INVALID), never a stack overflow in the host's code that loads every tool.
+   */
+  private declarations(run: Run, exports: QuickJSHandle, filename: string, limits: RepoToolLimits): ToolModuleInfo {
+    const { vm } = run;
+    const invalid = (problem: string) => new ForgeError('REPO_TOOL_INVALID', `${filename} ${problem}.`, { data: { file: filename }, hint: 'Export a plain JSON Schema of type object, a few levels deep.' });
+    try {
+      const execute = vm.getProp(exports, 'execute');
+      const hasExecute = vm.typeof(execute) === 'function';
+      execute.dispose();
+      const declared = vm.newObject();
+      for (const key of ['description', 'schema']) {
+        const value = vm.getProp(exports, key);
+        vm.setProp(declared, key, value);
+        value.dispose();
+      }
+      const result = vm.callFunction(run.jsonStringify, vm.undefined, declared);
+      declared.dispose();
+      if (result.error) {
+        const failure = this.guestFailure(run, result.error, filename, limits, 'exports a description or schema that is not JSON', 'REPO_TOOL_INVALID');
+        if (failure.code === 'REPO_TOOL_DEPTH_LIMIT') throw invalid(`exports a schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+        throw failure;
+      }
+      const json = vm.getString(result.value);
+      result.value.dispose();
+      if (jsonNestingDepth(json, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) throw invalid(`exports a schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+      const info = JSON.parse(json) as { description?: unknown; schema?: unknown };
+      return { description: info.description, schema: info.schema, hasExecute };
+    } finally {
+      exports.dispose();
+    }
   }
 
   async execute(source: string, filename: string, vfs: SandboxVfs, args: unknown, limits: RepoToolLimits): Promise<string> {
-    const run = new Run(await this.wasm(), limits);
+    const run = await this.start(limits);
     try {
       const exports = await this.evaluateModule(run, source, filename, limits);
       const { vm } = run;
@@ -127,21 +191,20 @@ export class QuickJsSandbox implements WasmSandbox {
   }
 
   /**
-   * A QuickJS exception that reached the host (a host-side step interrupted or out of memory)
-   * becomes its limit's error; anything else that is not ours to explain (the WASM runtime
-   * itself broke) drops the module, so the next call starts clean.
+   * A QuickJS exception that reached the host (a host-side step interrupted, out of memory, or
+   * the host's stack exhausted inside the WebAssembly code) becomes its limit's error.
    */
   private afterFailure(error: unknown, run: Run, filename: string, limits: RepoToolLimits): unknown {
     if (error instanceof ForgeError) return error;
-    const limit = limitKind({ name: (error as GuestError)?.name ?? '', message: (error as GuestError)?.message ?? '' }) ?? run.limitHit;
+    const limit = run.limitHit ?? limitKind(hostError(error));
     if (limit) {
       run.limitHit = limit;
       return limitError(limit, filename, limits);
     }
-    this.module = null;
+    // Not ours to explain (the instance broke): it is abandoned with the run.
+    run.limitHit = 'memory';
     return error;
   }
-
   private async evaluateModule(run: Run, source: string, filename: string, limits: RepoToolLimits): Promise<QuickJSHandle> {
     const result = run.vm.evalCode(source, filename, { type: 'module', strict: true });
     if (result.error) throw this.guestFailure(run, result.error, filename, limits, 'the module does not load', 'REPO_TOOL_INVALID');
@@ -202,11 +265,12 @@ export class QuickJsSandbox implements WasmSandbox {
   private guestFailure(run: Run, handle: QuickJSHandle, filename: string, limits: RepoToolLimits, what: string, code: ErrorCode = 'REPO_TOOL_FAILED'): ForgeError {
     const error = run.dump(handle);
     handle.dispose();
-    const limit = limitKind(error) ?? run.limitHit;
+    const limit = run.limitHit ?? limitKind(error);
     if (limit) {
       run.limitHit = limit;
       return limitError(limit, filename, limits);
     }
+    // Name, message and stack come capped (Run.dump): a 20 MB message never lands whole in the result or the session file.
     const message = `${error.name ? `${error.name}: ` : ''}${error.message ?? 'unknown error'}`;
     return new ForgeError(code, `${filename}: ${what}: ${message}. Nothing was changed.`, {
       data: { file: filename, error: message, ...(error.stack ? { stack: error.stack } : {}) },
@@ -216,11 +280,7 @@ export class QuickJsSandbox implements WasmSandbox {
   private resultJson(run: Run, value: QuickJSHandle, filename: string, limits: RepoToolLimits): string {
     const { vm } = run;
     if (vm.typeof(value) === 'undefined') return 'null';
-    const json = vm.getProp(vm.global, 'JSON');
-    const stringify = vm.getProp(json, 'stringify');
-    const result = vm.callFunction(stringify, json, value);
-    stringify.dispose();
-    json.dispose();
+    const result = vm.callFunction(run.jsonStringify, vm.undefined, value);
     if (result.error) throw this.guestFailure(run, result.error, filename, limits, 'its result is not JSON');
     const text = vm.typeof(result.value) === 'string' ? vm.getString(result.value) : 'null';
     result.value.dispose();
@@ -231,6 +291,8 @@ export class QuickJsSandbox implements WasmSandbox {
         hint: 'Return a summary instead of whole file contents, or ask the user to raise repo_tools.output_limit_bytes.',
       });
     }
+    // The host's own code (JSON.parse, the session record, MCP) walks the result recursively.
+    if (jsonNestingDepth(text, MAX_RESULT_DEPTH) > MAX_RESULT_DEPTH) throw limitError('depth', filename, limits);
     return text;
   }
 }
@@ -242,20 +304,36 @@ async function importQuickJs(): Promise<QuickJsModules> {
 }
 
 /**
- * The QuickJS WebAssembly module as the options say (ESM hosts: the library, browsers). The CLI,
- * a CommonJS bundle run from a V8 code cache without dynamic import(), passes a require-based loader.
+ * A QuickJS WebAssembly instance over `memory`, as the options say (ESM hosts: the library,
+ * browsers). The CLI, a CommonJS bundle run from a V8 code cache without dynamic import(),
+ * passes a require-based loader.
  */
-export async function loadQuickJs(options: QuickJsSandboxOptions = {}): Promise<QuickJSWASMModule> {
-  const { core, variant } = await (options.modules ?? importQuickJs)();
-  const base = 'default' in variant ? variant.default : variant;
-  return core.newQuickJSWASMModuleFromVariant(options.wasm === undefined ? base : core.newVariant(base, wasmSource(options.wasm)));
+export async function loadQuickJs(options: QuickJsSandboxOptions = {}, memory?: WebAssembly.Memory): Promise<QuickJSWASMModule> {
+  return quickJsLoader(options)(memory ?? new WebAssembly.Memory({ initial: 256, maximum: 32768 }));
 }
 
-function wasmSource(wasm: QuickJsWasm): CustomizeVariantOptions {
+/** A loader that imports the packages once (and compiles given bytes once), then instantiates per call. */
+export function quickJsLoader(options: QuickJsSandboxOptions = {}): LoadQuickJs {
+  let modules: Promise<QuickJsModules> | null = null;
+  let compiled: Promise<CustomizeVariantOptions> | null = null;
+  return async (memory) => {
+    modules ??= (options.modules ?? importQuickJs)();
+    modules.catch(() => (modules = null));
+    compiled ??= wasmSource(options.wasm);
+    compiled.catch(() => (compiled = null));
+    const [{ core, variant }, wasm] = await Promise.all([modules, compiled]);
+    const base = 'default' in variant ? variant.default : variant;
+    return core.newQuickJSWASMModuleFromVariant(core.newVariant(base, { ...wasm, wasmMemory: memory }));
+  };
+}
+
+
+/** The variant options that locate the .wasm; bytes are compiled once, so each call only instantiates. */
+async function wasmSource(wasm: QuickJsWasm | undefined): Promise<CustomizeVariantOptions> {
+  if (wasm === undefined) return {};
   if (typeof wasm === 'string') return { wasmLocation: wasm };
   if (wasm instanceof URL) return { wasmLocation: wasm.href };
   if (wasm instanceof WebAssembly.Module) return { wasmModule: wasm };
-  if (wasm instanceof ArrayBuffer) return { wasmBinary: wasm };
-  if (wasm instanceof Uint8Array) return { wasmBinary: wasm.slice().buffer as ArrayBuffer };
+  if (wasm instanceof ArrayBuffer || wasm instanceof Uint8Array) return { wasmModule: await WebAssembly.compile(wasm instanceof Uint8Array ? wasm.slice() : wasm) };
   throw new ForgeError('INVALID_ARGUMENT', 'The QuickJS wasm option is a URL, its bytes (ArrayBuffer or Uint8Array) or a WebAssembly.Module.');
 }

@@ -6,6 +6,7 @@
  */
 import { diffTrees, type Repository } from '../git';
 import { repositoryCache } from './cache';
+import { defaultTarget } from './merge-target';
 import { shownPatches } from './patches';
 import { parseTrailers, readStateAt, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
 
@@ -45,6 +46,8 @@ export interface Timeline {
 export interface TimelineHeader extends Omit<Timeline, 'turns'> {
   /** Every turn's commit, oldest first (the compare form lists them before the turns arrive). */
   commits: Array<{ turn: number; commit: string }>;
+  /** The default merge and rebase target (`merge-target.ts`): the base branch, else HEAD's; null when neither is a branch. */
+  target: string | null;
 }
 
 /** What a commit says about its turn (kept by commit: `cache.ts`). */
@@ -151,6 +154,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
     undo: state.undo ? { tool: state.undo.tool, turn: state.undo.turn, summary: state.undo.summary } : null,
     pending,
     commits: commits.map((c) => ({ turn: c.meta.turn, commit: c.oid })),
+    target: (await defaultTarget(repo, state.base)) ?? null,
   };
   if (state.parent) header.parent = state.parent;
   async function* turns(): AsyncGenerator<TimelineTurn> {
@@ -172,7 +176,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
 
 export async function sessionTimeline(repo: Repository, id: string): Promise<Timeline> {
   const { header, turns } = await openTimeline(repo, id);
-  const { commits: _, parent, ...rest } = header;
+  const { commits: _, target: __, parent, ...rest } = header;
   const out: Timeline = { ...rest, turns: [] };
   for await (const turn of turns()) out.turns.push(turn);
   if (parent) out.parent = parent;

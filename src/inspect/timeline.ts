@@ -39,6 +39,8 @@ export interface Timeline {
   undo: { tool: string; turn: number; summary: string } | null;
   /** Paths changed and not committed. */
   pending: string[];
+  /** The default merge and rebase target (`merge-target.ts`): the base branch, else HEAD's; null when neither is a branch. */
+  target: string | null;
   turns: TimelineTurn[];
 }
 
@@ -46,8 +48,6 @@ export interface Timeline {
 export interface TimelineHeader extends Omit<Timeline, 'turns'> {
   /** Every turn's commit, oldest first (the compare form lists them before the turns arrive). */
   commits: Array<{ turn: number; commit: string }>;
-  /** The default merge and rebase target (`merge-target.ts`): the base branch, else HEAD's; null when neither is a branch. */
-  target: string | null;
 }
 
 /** What a commit says about its turn (kept by commit: `cache.ts`). */
@@ -176,7 +176,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
 
 export async function sessionTimeline(repo: Repository, id: string): Promise<Timeline> {
   const { header, turns } = await openTimeline(repo, id);
-  const { commits: _, target: __, parent, ...rest } = header;
+  const { commits: _, parent, ...rest } = header;
   const out: Timeline = { ...rest, turns: [] };
   for await (const turn of turns()) out.turns.push(turn);
   if (parent) out.parent = parent;

@@ -247,7 +247,7 @@ describe('issue 24 §3: the default target, large files, and the smaller cases',
     expect(JSON.parse(s1).timeline.target).toBe('main');
   });
 
-  it('a 50 MB file is described without being read', async () => {
+  it('a 50 MB file is described without being read (file view and diff)', async () => {
     fs.writeFileSync(join(repo.dir, 'big.txt'), Buffer.alloc(50 * 1024 * 1024, 'a'));
     git(repo.dir, ['add', 'big.txt']);
     git(repo.dir, ['commit', '-q', '-m', 'big']);
@@ -259,6 +259,11 @@ describe('issue 24 §3: the default target, large files, and the smaller cases',
     const view = await client.api('/commits/main/file?path=big.txt');
     expect(view.body).toMatchObject({ size: 50 * 1024 * 1024, large: true, oid });
     expect(view.body.text).toBeUndefined();
+    expect(read).not.toContain(oid);
+    // Its diff (a turn, a comparison) is summarized from the object's header too.
+    const compare = await client.api(`/compare?from=${rev('main~1')}&to=main`);
+    expect(compare.body.files).toEqual([expect.objectContaining({ path: 'big.txt', large: true, binary: false })]);
+    expect(compare.body.files[0].patch).toMatch(/^Large file: 52428800 bytes; the diff is not computed/);
     expect(read).not.toContain(oid);
     expect((await client.api('/commits/main/file?path=a.txt')).body.text).toBe('one\ntwo\nthree\n');
   });

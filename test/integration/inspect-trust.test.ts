@@ -172,7 +172,8 @@ describe('issue 24 §3: access needs the printed secret', { timeout: 120_000 }, 
   });
 
   it('forge inspect --host 0.0.0.0 needs --allow-remote, and then warns on the terminal', async () => {
-    const refused = forge(['inspect', '--repo', repo.dir, '--host', '0.0.0.0']);
+    // Refused before listening: a server that started would run until killed (the timeout ends it, failing the test).
+    const refused = forge(['inspect', '--repo', repo.dir, '--host', '0.0.0.0'], { timeoutMs: 30_000 });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('--allow-remote');
     const child = spawn(process.execPath, [FORGE_BIN, 'inspect', '--repo', repo.dir, '--host', '0.0.0.0', '--allow-remote'], { env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });

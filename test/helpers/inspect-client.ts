@@ -13,12 +13,15 @@ export interface InspectClient {
 /** `url`: what forge inspect printed. */
 export async function loginToInspector(url: string): Promise<InspectClient> {
   const origin = new URL('/', url).toString();
-  const entry = await fetch(url, { redirect: 'manual' });
+  const entry = await fetch(url, { redirect: 'manual', headers: { connection: 'close' } });
   if (entry.status !== 303) throw new Error(`the printed URL answered ${entry.status}, not a redirect setting the cookie`);
   const cookie = entry.headers.get('set-cookie')!.split(';')[0]!;
-  const page = await (await fetch(origin, { headers: { cookie } })).text();
+  const page = await (await fetch(origin, { headers: { cookie, connection: 'close' } })).text();
   const pageToken = /<meta name="forge-token" content="([^"]+)">/.exec(page)![1]!;
-  const get = (path: string, init: RequestInit = {}) => fetch(new URL(path, origin), { ...init, headers: { cookie, ...(init.headers as Record<string, string> | undefined) } });
+  // A connection per request: tests block the event loop (spawnSync of forge or git) between
+  // requests for longer than the server keeps an idle connection, and a pooled socket the server
+  // closed meanwhile would be reused and reset (ECONNRESET).
+  const get = (path: string, init: RequestInit = {}) => fetch(new URL(path, origin), { ...init, headers: { cookie, connection: 'close', ...(init.headers as Record<string, string> | undefined) } });
   return {
     cookie,
     pageToken,

@@ -60,7 +60,7 @@ export function registerInspect(program: Command): void {
       });
       if (!isLoopback(options.host)) {
         process.stderr.write(
-          `forge: warning: listening on ${options.host}:${new URL(inspector.origin).port}, reachable from other machines. Anyone with the URL below can read this repository and merge, rebase, undo or discard its sessions; it travels unencrypted (plain HTTP). Share it only over a trusted network.\n`,
+          `forge: warning: listening on ${options.host}:${new URL(inspector.origin).port}, reachable from other machines. Anyone with the URL below can read this repository and merge, rebase, undo or discard its sessions; it travels unencrypted (plain HTTP). Share it only over a trusted network; from another machine, open it with this machine's address in place of the host.\n`,
         );
       }
       // The URL carries the secret that lets a browser in: it is printed here, on the terminal, and served nowhere.

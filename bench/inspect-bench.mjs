@@ -87,12 +87,15 @@ async function startInspector(dir) {
     });
     child.once('exit', (code) => fail(new Error(`forge inspect exited ${code}`)));
   });
-  return { url, stop: () => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : (child.once('exit', done), child.kill('SIGTERM')))) };
+  // The printed URL's secret buys the access cookie (as a browser opening it does): the API timings send it.
+  const entry = await fetch(url, { redirect: 'manual' });
+  const cookie = entry.headers.get('set-cookie')?.split(';')[0] ?? '';
+  return { url, origin: new URL('/', url).toString(), cookie, stop: () => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : (child.once('exit', done), child.kill('SIGTERM')))) };
 }
 
-async function timeApi(url) {
+async function timeApi(url, cookie) {
   const start = performance.now();
-  const res = await fetch(url);
+  const res = await fetch(url, { headers: { cookie } });
   const body = await res.text();
   if (!res.ok) throw new Error(`${url}: ${res.status} ${body.slice(0, 200)}`);
   return { ms: performance.now() - start, bytes: body.length, body };
@@ -130,11 +133,11 @@ async function timePage(browser, url, loaded, extra) {
 }
 
 /** The API calls the pages make, timed from this process. */
-async function measureApis(url, bigCommit) {
-  const list = await timeApi(`${url}api/sessions`);
-  const timeline = await timeApi(`${url}api/sessions/long/turns`);
-  const timelineJson = await timeApi(`${url}api/sessions/long/timeline`);
-  const diff = await timeApi(`${url}api/commits/${bigCommit}/turn`);
+async function measureApis({ origin, cookie }, bigCommit) {
+  const list = await timeApi(`${origin}api/sessions`, cookie);
+  const timeline = await timeApi(`${origin}api/sessions/long/turns`, cookie);
+  const timelineJson = await timeApi(`${origin}api/sessions/long/timeline`, cookie);
+  const diff = await timeApi(`${origin}api/commits/${bigCommit}/turn`, cookie);
   return { list, timeline, timelineJson, diff };
 }
 
@@ -162,7 +165,7 @@ try {
   // First requests: each on a server just started (nothing kept from an earlier request, code not
   // yet optimized by V8), the API calls on one, the pages on another.
   inspector = await startInspector(dir);
-  const coldApi = await measureApis(inspector.url, bigCommit);
+  const coldApi = await measureApis(inspector, bigCommit);
   await inspector.stop();
   inspector = await startInspector(dir);
   const coldPage = await measurePages(browser, inspector.url, bigCommit);
@@ -172,7 +175,7 @@ try {
   const rows = { listApi: [], listPage: [], timelineApi: [], timelineJsonApi: [], timelinePage: [], diffApi: [], diffPage: [], diffLongest: [], diffColoured: [] };
   let sizes = {};
   for (let run = 0; run <= RUNS; run++) {
-    const { list, timeline, timelineJson, diff } = await measureApis(inspector.url, bigCommit);
+    const { list, timeline, timelineJson, diff } = await measureApis(inspector, bigCommit);
     const { listPage, timelinePage, diffPage } = await measurePages(browser, inspector.url, bigCommit);
     sizes = { list: list.bytes, timeline: timeline.bytes, diff: diff.bytes, diffLines: diffPage.lines };
     if (run === 0) continue; // warm-up

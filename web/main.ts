@@ -3,6 +3,7 @@
  * files at a commit, a comparison), and the live connection that refreshes the list or the
  * open session when a session branch moves.
  */
+import { sessionsMoved } from './confirm';
 import { clear, h } from './dom';
 import { sessionsView } from './views/sessions';
 import { timelineView } from './views/timeline';
@@ -49,7 +50,9 @@ function connectLive(): void {
   events.addEventListener('open', () => live.classList.add('on'));
   events.addEventListener('error', () => live.classList.remove('on'));
   events.addEventListener('sessions', (e) => {
-    const { changed } = JSON.parse((e as MessageEvent<string>).data) as { changed: Array<{ id: string }> };
+    const { changed } = JSON.parse((e as MessageEvent<string>).data) as { changed: Array<{ id: string; head: string | null }> };
+    // An open confirmation about a session that moved says so before the view refreshes behind it.
+    sessionsMoved(changed);
     refreshOnChange?.(changed);
   });
 }

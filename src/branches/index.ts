@@ -24,3 +24,4 @@ export { rebaseSession, type RebaseOptions, type RebaseResult, type ReplayedComm
 export { sessionDiff, formatStat, type SessionDiff } from './session-diff';
 export { findCheckout, BranchUpdate, type Checkout, type WorktreeSync, type WorktreeTransaction } from './worktree';
 export type { ConflictKind, ConflictEntry, MergeConflict, MergeLabels, MergedNode, ConflictHunk, LineRange } from './types';
+export { movedError } from './moved';

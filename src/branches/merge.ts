@@ -14,6 +14,7 @@ import { mergeBases, repositoryGraph } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
 import { mergeTrees, writeMergedTree } from './tree-merge';
 import type { MergeConflict, MergedNode, MergeLabels } from './types';
+import { movedError } from './moved';
 import { BranchUpdate, type WorktreeSync } from './worktree';
 
 export type MergeStatus = 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
@@ -41,6 +42,8 @@ export interface MergeOptions {
   /** Updates index and files when the target is checked out in this repository's working tree. */
   worktree?: WorktreeSync;
   now?: () => Date;
+  /** Merge only if the target branch is at this commit (what a reviewer saw); REF_CAS_FAILED otherwise. */
+  expectedTarget?: string;
 }
 
 export interface MergeSide {
@@ -209,6 +212,7 @@ export async function applyMerge(repo: Repository, plan: MergePlan, options: Mer
 /** Plans and applies in one call; a checked-out target is checked for a clean working tree first. */
 export async function mergeBranches(repo: Repository, source: MergeSide, options: MergeOptions = {}): Promise<MergeResult> {
   const target = await resolveTargetBranch(repo, options.into);
+  if (options.expectedTarget !== undefined && options.expectedTarget !== target.oid) throw movedError(`Branch ${target.label}`, target.ref, options.expectedTarget, target.oid);
   const update = options.dryRun ? undefined : await BranchUpdate.prepare(repo, target.ref, target.oid, options.worktree);
   try {
     const plan = await planMerge(repo, source, target, options);

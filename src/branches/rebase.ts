@@ -15,11 +15,16 @@ import { repositoryGraph, mergeBases } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
 import { mergeTrees, writeMergedTree } from './tree-merge';
 import type { MergeConflict, MergedNode } from './types';
+import { movedError } from './moved';
 import { BranchUpdate, type WorktreeSync } from './worktree';
 
 export interface RebaseOptions {
   /** The new base (a branch, tag or commit); default HEAD. */
   onto?: string;
+  /** Rebase only if the session's head is this commit (what a reviewer saw); REF_CAS_FAILED otherwise. */
+  expectedHead?: string;
+  /** Rebase only if `onto` resolves to this commit; REF_CAS_FAILED otherwise. */
+  expectedOnto?: string;
   committer?: Partial<Signature>;
   worktree?: WorktreeSync;
   now?: () => Date;
@@ -72,6 +77,8 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
   if (head === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id} (no branch forge/session/${id}).`, { data: { id } });
   const ontoName = options.onto ?? 'HEAD';
   const onto = await repo.resolveCommit(ontoName);
+  if (options.expectedHead !== undefined && options.expectedHead !== head) throw movedError(`Session ${id}`, ref, options.expectedHead, head);
+  if (options.expectedOnto !== undefined && options.expectedOnto !== onto) throw movedError(ontoName, ontoName, options.expectedOnto, onto);
   const now = options.now ?? (() => new Date());
 
   // Pending work sits on the head (a journal on an older head is a finished or lost turn).

@@ -6,6 +6,7 @@
  */
 import { createRunCommandTool, type RunCommandOptions } from '../agent/node/run-command';
 import { BUILTIN_TOOLS, ToolRegistry, type AnyToolDefinition } from '../tools';
+import type { Repository } from '../git';
 import type { Vfs } from '../vfs/types';
 
 export function cliBaseTools(runCommand: RunCommandOptions = {}): AnyToolDefinition[] {
@@ -20,8 +21,8 @@ export function cliToolRegistry(runCommand: RunCommandOptions = {}): ToolRegistr
  * The CLI's tools and the repository tools of a view; limits from `repo_tools` in the view's
  * .forge/config.json. An approved tool that does not load is reported on stderr and left out.
  */
-export async function cliToolRegistryFor(vfs: Vfs, runCommand: RunCommandOptions = {}): Promise<ToolRegistry> {
+export async function cliToolRegistryFor(repo: Repository, vfs: Vfs, runCommand: RunCommandOptions = {}): Promise<ToolRegistry> {
   const { cliRepoTools } = await import('./repo-tools');
-  const { registry } = await cliRepoTools(vfs, cliBaseTools(runCommand));
+  const { registry } = await cliRepoTools(repo, vfs, cliBaseTools(runCommand));
   return registry;
 }

@@ -215,7 +215,8 @@ export class RefStore {
     text = text.trim();
     if (text.startsWith('ref:')) return { symbolic: text.slice(4).trim() };
     if (OID.test(text)) return { oid: text };
-    throw new ForgeError('OBJECT_CORRUPT', `Ref ${ref} holds "${text.slice(0, 60)}", which is neither an oid nor a symbolic ref.`, { data: { ref } });
+    // Never quoted: a name that reached a file that is not a ref must not show its content.
+    throw new ForgeError('OBJECT_CORRUPT', `Ref ${ref} is neither an oid nor a symbolic ref (its file holds something else).`, { data: { ref } });
   }
 
   private async packed(): Promise<Map<string, PackedRef>> {

@@ -13,6 +13,7 @@ import { encodeTree, parseCommit, parseCommitLinks, parseTag, parseTree, seriali
 import { ObjectStore } from './object-store';
 import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
+import { refNameProblem } from './ref-name';
 import { listTreeFiles, type TreeFiles } from './tree-files';
 
 export interface OpenRepositoryOptions {
@@ -284,7 +285,8 @@ export class Repository {
   /**
    * A revision to a commit oid: a full or abbreviated oid, a ref (full, or short as git
    * expands it: refs/<x>, refs/tags/<x>, refs/heads/<x>, refs/remotes/<x>), HEAD, with any
-   * number of `~N`, `^` and `^N` suffixes. Annotated tags are peeled.
+   * number of `~N`, `^` and `^N` suffixes. Annotated tags are peeled. Only HEAD and names under
+   * refs/ are read as refs (never another file of the git directory: `config`, `logs/HEAD`).
    */
   async resolveCommit(revision: string): Promise<string> {
     const match = /^(.*?)((?:[~^]\d*)*)$/.exec(revision)!;
@@ -309,7 +311,11 @@ export class Repository {
   private async resolveBase(name: string, revision: string): Promise<string> {
     if (name === '') throw new ForgeError('REF_NOT_FOUND', `Revision "${revision}" is empty.`, { data: { revision } });
     if (/^[0-9a-f]{40}$/.test(name) && (await this.objects.has(name))) return name;
-    const candidates = name === 'HEAD' || name.startsWith('refs/') ? [name] : [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
+    // git's rev-parse rules without the bare "<name>" one (only HEAD-like pseudo refs live there),
+    // and no name git would refuse as a ref: nothing else of the git directory is read as a ref.
+    const candidates = (name === 'HEAD' || name.startsWith('refs/') ? [name] : [`refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`]).filter(
+      (ref) => ref === 'HEAD' || refNameProblem(ref) === null,
+    );
     for (const ref of candidates) {
       const oid = ref === 'HEAD' ? await this.resolveHead() : await this.refs.resolve(ref);
       if (oid !== null) return oid;

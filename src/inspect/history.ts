@@ -61,13 +61,20 @@ export interface FileView {
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * One file of a commit. Its size is read from the object's header first: a file over
+ * LARGE_FILE_BYTES is described, never read (a 50 MB file would otherwise be inflated whole,
+ * kept in the blob cache and block the event loop for every other request).
+ */
 export async function fileView(repo: Repository, revision: string, path: string): Promise<FileView> {
   const commit = await repo.resolveCommit(revision);
   const view = await CommitVfs.open(repo, commit);
-  const bytes = await view.readFile(path);
-  const entry = (await view.entry(path))!;
-  const out: FileView = { commit, path, size: bytes.length, mode: entry.mode, oid: entry.oid, binary: false, large: bytes.length > LARGE_FILE_BYTES, crlf: false };
+  const entry = await view.entry(path);
+  if (entry === null || entry.mode === '040000' || entry.mode === '160000') await view.readFile(path); // PATH_NOT_FOUND, PATH_IS_DIRECTORY, ... as the view says them
+  const size = await repo.blobSize(entry!.oid);
+  const out: FileView = { commit, path, size, mode: entry!.mode, oid: entry!.oid, binary: false, large: size > LARGE_FILE_BYTES, crlf: false };
   if (out.large) return out;
+  const bytes = await view.readFile(path);
   let text: string | undefined;
   try {
     text = bytes.includes(0) ? undefined : strict.decode(bytes);

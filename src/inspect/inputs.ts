@@ -17,9 +17,14 @@ export const FileQuerySchema = z.strictObject({ path: z.string().min(1).max(4096
 export const CompareQuerySchema = z.strictObject({ from: RevisionSchema, to: RevisionSchema });
 export const MergePreviewQuerySchema = z.strictObject({ into: BranchSchema.optional() });
 
-export const MergeBodySchema = z.strictObject({ into: BranchSchema.optional(), noFf: z.boolean().optional() });
-export const RebaseBodySchema = z.strictObject({ onto: BranchSchema.optional() });
-export const EmptyBodySchema = z.strictObject({});
+/** A full commit oid, as the page shows heads. */
+export const OidSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character commit oid');
+
+// The heads the page showed when the person confirmed: the action is refused if either moved.
+export const MergeBodySchema = z.strictObject({ into: BranchSchema.optional(), noFf: z.boolean().optional(), head: OidSchema, targetHead: OidSchema });
+export const RebaseBodySchema = z.strictObject({ onto: BranchSchema.optional(), head: OidSchema, ontoHead: OidSchema.optional() });
+export const UndoBodySchema = z.strictObject({ head: OidSchema });
+export const DiscardBodySchema = z.strictObject({ head: OidSchema, pending: z.array(z.string().max(4096)).max(100_000).optional() });
 export const ResumeBodySchema = z.strictObject({ from: RevisionSchema, id: SessionIdSchema.optional() });
 
 /** Parses or throws the CLI's INVALID_ARGUMENT, naming each problem so the caller can fix its input. */

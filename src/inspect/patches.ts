@@ -48,8 +48,23 @@ export async function filePatch(repo: Repository, change: FileChangeRef): Promis
   return { ...out, added: diff.added, removed: diff.removed, patch: modeLines + diff.patch };
 }
 
+/**
+ * A change whose old or new blob is over LARGE_PATCH_BYTES, summarized from the objects' headers
+ * without reading them: diffing 50 MB would hold the server (and every other request) for
+ * seconds and its memory for the blobs and the diff. Its +/- counts are not known (0).
+ */
+async function tooLargeToDiff(repo: Repository, change: FileChangeRef): Promise<ShownPatch | undefined> {
+  const size = async (oid: string | undefined, mode: string | undefined) => (oid && mode !== '160000' ? repo.blobSize(oid) : 0);
+  const largest = Math.max(await size(change.oldOid, change.oldMode), await size(change.newOid, change.newMode));
+  if (largest <= LARGE_PATCH_BYTES) return undefined;
+  const out: ShownPatch = { path: change.path, kind: change.kind, binary: false, added: 0, removed: 0, crlf: false, large: true, patch: `Large file: ${largest} bytes; the diff is not computed (over ${LARGE_PATCH_BYTES / 1024 / 1024} MiB).\n` };
+  if (change.oldMode) out.oldMode = change.oldMode;
+  if (change.newMode) out.newMode = change.newMode;
+  return out;
+}
+
 export async function shownPatches(repo: Repository, changes: readonly FileChangeRef[]): Promise<ShownPatch[]> {
   const out: ShownPatch[] = [];
-  for (const change of changes) out.push(shownPatch(await filePatch(repo, change)));
+  for (const change of changes) out.push((await tooLargeToDiff(repo, change)) ?? shownPatch(await filePatch(repo, change)));
   return out;
 }

@@ -5,10 +5,10 @@
  * GET routes read; POST routes change refs and need the token (checked by the server).
  */
 import { ForgeError, toForgeError, type ErrorKind } from '../errors';
-import { validateSessionId } from '../session';
+import { SESSION_REF_PREFIX, validateSessionId } from '../session';
 import { discard, merge, mergePreview, rebase, resume, undoLastEdit, type ActionContext } from './actions';
 import { compareView, fileView, treeView, turnView } from './history';
-import { CompareQuerySchema, EmptyBodySchema, FileQuerySchema, MergeBodySchema, MergePreviewQuerySchema, parseInput, RebaseBodySchema, ResumeBodySchema, RevisionSchema } from './inputs';
+import { CompareQuerySchema, DiscardBodySchema, FileQuerySchema, MergeBodySchema, MergePreviewQuerySchema, parseInput, RebaseBodySchema, ResumeBodySchema, RevisionSchema, UndoBodySchema } from './inputs';
 import { sessionRows } from './session-rows';
 import { sessionTimeline, timelineLines } from './timeline';
 
@@ -61,26 +61,36 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/branches$/,
-    run: async (ctx) => ({ branches: (await ctx.repo.refs.list('refs/heads/')).map((r) => r.ref.slice('refs/heads/'.length)).filter((b) => !b.startsWith('forge/session/')) }),
+    run: async (ctx) => {
+      // Each branch with its head: a merge carries the target head the page showed.
+      const refs = (await ctx.repo.refs.list('refs/heads/')).filter((r) => !r.ref.startsWith(SESSION_REF_PREFIX));
+      return { branches: refs.map((r) => r.ref.slice('refs/heads/'.length)), heads: Object.fromEntries(refs.map((r) => [r.ref.slice('refs/heads/'.length), r.oid])) };
+    },
   },
   {
     method: 'POST',
     pattern: /^\/sessions\/([^/]+)\/merge$/,
     run: (ctx, [id], r) => {
       const body = parseInput(MergeBodySchema, r.body, 'body');
-      return merge(ctx, session(id!), { ...(body.into !== undefined ? { into: body.into } : {}), ...(body.noFf !== undefined ? { noFf: body.noFf } : {}) });
+      return merge(ctx, session(id!), { ...(body.into !== undefined ? { into: body.into } : {}), ...(body.noFf !== undefined ? { noFf: body.noFf } : {}), head: body.head, targetHead: body.targetHead });
     },
   },
-  { method: 'POST', pattern: /^\/sessions\/([^/]+)\/rebase$/, run: (ctx, [id], r) => rebase(ctx, session(id!), parseInput(RebaseBodySchema, r.body, 'body').onto) },
   {
     method: 'POST',
-    pattern: /^\/sessions\/([^/]+)\/undo$/,
-    run: (ctx, [id], r) => (parseInput(EmptyBodySchema, r.body, 'body'), undoLastEdit(ctx, session(id!))),
+    pattern: /^\/sessions\/([^/]+)\/rebase$/,
+    run: (ctx, [id], r) => {
+      const body = parseInput(RebaseBodySchema, r.body, 'body');
+      return rebase(ctx, session(id!), { ...(body.onto !== undefined ? { onto: body.onto } : {}), head: body.head, ...(body.ontoHead !== undefined ? { ontoHead: body.ontoHead } : {}) });
+    },
   },
+  { method: 'POST', pattern: /^\/sessions\/([^/]+)\/undo$/, run: (ctx, [id], r) => undoLastEdit(ctx, session(id!), parseInput(UndoBodySchema, r.body, 'body')) },
   {
     method: 'POST',
     pattern: /^\/sessions\/([^/]+)\/discard$/,
-    run: (ctx, [id], r) => (parseInput(EmptyBodySchema, r.body, 'body'), discard(ctx, session(id!))),
+    run: (ctx, [id], r) => {
+      const body = parseInput(DiscardBodySchema, r.body, 'body');
+      return discard(ctx, session(id!), { head: body.head, ...(body.pending !== undefined ? { pending: body.pending } : {}) });
+    },
   },
   {
     method: 'POST',
@@ -94,7 +104,7 @@ const ROUTES: Route[] = [
 
 /** The HTTP status of a refusal: by the error's kind, "not found" codes as 404. */
 export function statusOf(error: ForgeError): number {
-  if (error.code === 'INSPECT_HOST_REFUSED' || error.code === 'INSPECT_TOKEN_INVALID') return 403;
+  if (error.code === 'INSPECT_HOST_REFUSED' || error.code === 'INSPECT_TOKEN_INVALID' || error.code === 'INSPECT_ACCESS_DENIED') return 403;
   if (/_NOT_FOUND$/.test(error.code)) return 404;
   const byKind: Record<ErrorKind, number> = { user: 400, conflict: 409, unsupported: 501, remote: 502, corrupt: 422, internal: 500 };
   return byKind[error.kind];

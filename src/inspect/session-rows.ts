@@ -13,7 +13,7 @@
  * open per session).
  */
 import { errnoCode, joinPath, type Repository } from '../git';
-import { readStateAt, SESSION_DIR, SESSION_REF_PREFIX, READABLE_STATE_VERSIONS, sessionBranch } from '../session';
+import { readStateAt, SESSION_DIR, SESSION_REF_PREFIX, READABLE_STATE_VERSIONS, sessionBranch, validateSessionId } from '../session';
 import { FsJournal } from '../vfs';
 import { repositoryCache } from './cache';
 
@@ -122,8 +122,24 @@ async function journalNames(repo: Repository): Promise<Set<string> | undefined> 
   }
 }
 
+/**
+ * The session branches whose name is a valid session id: a branch such as
+ * `forge/session/a/b` or `forge/session/-x` (made with plain git) is no session the page could
+ * open, so it is not listed.
+ */
+async function sessionRefs(repo: Repository): Promise<Array<{ ref: string; oid: string }>> {
+  return (await repo.refs.list(SESSION_REF_PREFIX)).filter(({ ref }) => {
+    try {
+      validateSessionId(ref.slice(SESSION_REF_PREFIX.length));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 export async function* sessionRows(repo: Repository): AsyncGenerator<SessionRow> {
-  const refs = await repo.refs.list(SESSION_REF_PREFIX);
+  const refs = await sessionRefs(repo);
   const journals = await journalNames(repo);
   for (const { ref, oid } of refs) {
     const id = ref.slice(SESSION_REF_PREFIX.length);
@@ -147,7 +163,7 @@ export async function* sessionRows(repo: Repository): AsyncGenerator<SessionRow>
 export async function warmSessionRows(repo: Repository, stopped: () => boolean, busy: () => boolean = () => false): Promise<void> {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   try {
-    const refs = await repo.refs.list(SESSION_REF_PREFIX);
+    const refs = await sessionRefs(repo);
     for (const [i, { ref, oid }] of refs.entries()) {
       while (busy() && !stopped()) await pause(25);
       if (stopped()) return;

@@ -6,6 +6,7 @@
  */
 import { diffTrees, type Repository } from '../git';
 import { repositoryCache } from './cache';
+import { defaultTarget } from './merge-target';
 import { shownPatches } from './patches';
 import { parseTrailers, readStateAt, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
 
@@ -38,6 +39,8 @@ export interface Timeline {
   undo: { tool: string; turn: number; summary: string } | null;
   /** Paths changed and not committed. */
   pending: string[];
+  /** The default merge and rebase target (`merge-target.ts`): the base branch, else HEAD's; null when neither is a branch. */
+  target: string | null;
   turns: TimelineTurn[];
 }
 
@@ -151,6 +154,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
     undo: state.undo ? { tool: state.undo.tool, turn: state.undo.turn, summary: state.undo.summary } : null,
     pending,
     commits: commits.map((c) => ({ turn: c.meta.turn, commit: c.oid })),
+    target: (await defaultTarget(repo, state.base)) ?? null,
   };
   if (state.parent) header.parent = state.parent;
   async function* turns(): AsyncGenerator<TimelineTurn> {

@@ -1,18 +1,22 @@
 /** Repo-relative POSIX path handling shared by the views (the tool sandbox is stricter). */
 import { ForgeError } from '../errors';
 
-/** Normalizes '' / '.' / './a/' style input and rejects what can never name a tree entry. */
+/**
+ * Normalizes '' / '.' / './a/' style input and rejects what can never name a tree entry. A "."
+ * component means the same wherever it stands ("./a", "a/./b", "a/."), so every one is dropped,
+ * as git does for a pathspec; "..", empty components ("a//b"), a leading "/" and NUL are refused.
+ */
 export function normalizePath(path: string, { allowRoot = false } = {}): string {
   let p = path;
-  while (p.startsWith('./')) p = p.slice(2);
-  if (p === '.' || p === '/') p = '';
+  if (p === '/') p = '';
   if (p.endsWith('/')) p = p.slice(0, -1);
+  if (!p.startsWith('/')) p = p.split('/').filter((c) => c !== '.').join('/');
   if (p === '') {
     if (allowRoot) return '';
     throw new ForgeError('PATH_INVALID', 'The path is empty; give a repo-relative file path.', { data: { path } });
   }
-  if (p.startsWith('/') || p.split('/').some((c) => c === '' || c === '.' || c === '..') || p.includes('\0')) {
-    throw new ForgeError('PATH_INVALID', `"${path}" is not a repo-relative path (no leading "/", no "." or ".." components, no empty components).`, { data: { path } });
+  if (p.startsWith('/') || p.split('/').some((c) => c === '' || c === '..') || p.includes('\0')) {
+    throw new ForgeError('PATH_INVALID', `"${path}" is not a repo-relative path (no leading "/", no ".." components, no empty components).`, { data: { path } });
   }
   return p;
 }

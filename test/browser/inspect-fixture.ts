@@ -46,7 +46,10 @@ export function buildInspectRepo(root: string): InspectRepo {
 }
 
 export interface RunningInspector {
+  /** The URL printed on the terminal, with its secret (`/?token=…`). */
   url: string;
+  /** The origin alone (`http://127.0.0.1:PORT/`). */
+  origin: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -67,6 +70,7 @@ export async function startInspector(repoDir: string): Promise<RunningInspector>
   });
   return {
     url,
+    origin: new URL('/', url).toString(),
     process: child,
     stop: () =>
       new Promise<void>((done) => {

@@ -146,13 +146,21 @@ describe('forge inspect in chromium', () => {
     await shot('merge-preview-conflict');
   });
 
-  it('refuses a state-changing request without the token, or for another host, and moves nothing', async () => {
+  it('refuses a state-changing request without the access cookie or the token, or for another host, and moves nothing', async () => {
     const before = rev('main');
-    const noToken = await fetch(`${inspector.url}api/sessions/demo/merge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"into":"main"}' });
+    const body = JSON.stringify({ into: 'main', head: rev('forge/session/demo'), targetHead: before });
+    const noCookie = await fetch(`${inspector.origin}api/sessions/demo/merge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(noCookie.status).toBe(403);
+    expect(((await noCookie.json()) as { error: { code: string } }).error.code).toBe('INSPECT_ACCESS_DENIED');
+    // The page's cookie (HttpOnly: read here through the browser's cookie jar, not by a script).
+    const [jar] = await page.context().cookies(inspector.origin);
+    const cookie = `${jar!.name}=${jar!.value}`;
+    const noToken = await fetch(`${inspector.origin}api/sessions/demo/merge`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body });
     expect(noToken.status).toBe(403);
     expect(((await noToken.json()) as { error: { code: string } }).error.code).toBe('INSPECT_TOKEN_INVALID');
-    const wrongToken = await fetch(`${inspector.url}api/sessions/demo/merge`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forge-token': 'guess' }, body: '{"into":"main"}' });
+    const wrongToken = await fetch(`${inspector.origin}api/sessions/demo/merge`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-forge-token': 'guess' }, body });
     expect(wrongToken.status).toBe(403);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
     // A script of another origin (localhost is not 127.0.0.1 to the browser) that tries a token:
     // the browser asks first (CORS preflight), the server grants nothing, the request is never sent.
     const foreign = await page.evaluate(async (url) => {
@@ -162,9 +170,9 @@ describe('forge inspect in chromium', () => {
       } catch (error) {
         return (error as Error).name;
       }
-    }, inspector.url.replace('127.0.0.1', 'localhost'));
+    }, inspector.origin.replace('127.0.0.1', 'localhost'));
     expect(foreign).toBe('TypeError');
-    const port = new URL(inspector.url).port;
+    const port = new URL(inspector.origin).port;
     const rebound = await new Promise<number>((done) => {
       // fetch() will not send a forged Host header; node's http will (a DNS-rebinding page's request looks like this).
       void import('node:http').then(({ request }) => {
@@ -196,6 +204,33 @@ describe('forge inspect in chromium', () => {
     expect(await page.locator('.undo-point').count()).toBe(1);
     expect(await page.locator('article.turn[data-turn="3"] .undo-point').count()).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+  });
+
+  it('issue 24: a turn committed while the merge dialog is open makes Confirm fail, naming the new head', async () => {
+    const mainBefore = rev('main');
+    const shownHead = rev('forge/session/demo');
+    await open('#/s/demo', 'timeline');
+    await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toContain('Clean: merging into main would succeed');
+    await page.click('button.merge');
+    const dialog = page.locator('dialog#confirm');
+    expect(await dialog.locator('.explain').textContent()).toContain(`head ${shownHead.slice(0, 10)}`);
+    const calls = [
+      { tool: 'read_file', args: { path: 'CHANGELOG.md' } },
+      { tool: 'Patch', args: { path: 'CHANGELOG.md', patches: [{ operation: 'append_eof', newText: '- Landed while the dialog was open.\n' }] } },
+    ];
+    const run = forge(['turn', '--repo', repo.dir, '--session', 'demo', '--calls', '-', '--message', 'An unseen turn'], { input: JSON.stringify(calls) });
+    expect(run.status, run.stderr).toBe(0);
+    const newHead = rev('forge/session/demo');
+    // The live update names the session: the open dialog says it moved, with the new head.
+    expect(await dialog.locator('.moved .new-head').textContent({ timeout: 15_000 })).toBe(newHead.slice(0, 10));
+    await shot('merge-confirm-moved');
+    await dialog.locator('button.primary').click();
+    await dialog.locator('.result .refused').waitFor({ timeout: 15_000 });
+    const refusal = (await dialog.locator('.result .refused').textContent())!;
+    expect(refusal).toContain('error REF_CAS_FAILED');
+    expect(refusal).toContain(`its head is now ${newHead}`);
+    expect(rev('main')).toBe(mainBefore);
+    await dialog.locator('button', { hasText: 'Close' }).click();
   });
 
   it('merges the demo session into main from the page, after a confirmation, and reports the commit', async () => {

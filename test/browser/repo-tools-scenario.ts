@@ -90,7 +90,7 @@ export async function runRepoToolScenario(
 
   const store = new api.SessionStore(repo, () => new Date(FIXED_TIME));
   const session = await store.create({ id: 'tools', base: 'main', author: IDENTITY });
-  const { registry, repoTools, problems } = await api.registryWithRepoTools(api.BUILTIN_TOOLS, session.vfs, { sandbox, limits: { time_limit_ms: SPIN_LIMIT_MS } });
+  const { registry, repoTools, problems } = await api.registryWithRepoTools(api.BUILTIN_TOOLS, session.vfs, { sandbox, trust: new api.LocalToolTrust(repo), limits: { time_limit_ms: SPIN_LIMIT_MS } });
   if (problems.length > 0) throw new Error(`tools that do not load: ${problems.map((p) => `${p.tool}: ${p.error.message}`).join('; ')}`);
   const states = (await repoTools.scan(session.vfs)).map((s) => `${s.name}:${s.state}`);
   const runner = new api.SessionToolRunner(session, { approval: api.allowAll, registry });

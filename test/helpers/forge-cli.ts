@@ -14,11 +14,12 @@ export interface ForgeRun {
 }
 
 /** `env`: variables applied over the hermetic ones (an identity, NO_COLOR, a HOME with its own config). */
-export function forge(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): ForgeRun {
+export function forge(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): ForgeRun {
   const result = spawnSync(process.execPath, [FORGE_BIN, ...args], {
     input: options.input,
     cwd: options.cwd,
     encoding: 'utf8',
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
     env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '', ...options.env },
   });
   return {

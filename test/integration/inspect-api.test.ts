@@ -16,10 +16,12 @@ import { SessionStore } from '../../src/session';
 import { expectFsckClean } from '../helpers/fsck';
 import { forge } from '../helpers/forge-cli';
 import { git } from '../helpers/git-cli';
+import { loginToInspector, type InspectClient } from '../helpers/inspect-client';
 import { makeRepo, type RepoHandle } from '../helpers/repos';
 
 let repo: RepoHandle;
 let server: InspectServer;
+let client: InspectClient;
 
 const rev = (ref: string) => git(repo.dir, ['rev-parse', ref]).stdout.trim();
 
@@ -33,12 +35,9 @@ function turn(id: string, files: Record<string, string>) {
   return run.json().commit as string;
 }
 
-async function api(path: string, init: RequestInit & { token?: boolean } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token !== false && init.method === 'POST') headers['x-forge-token'] = server.token;
-  const res = await fetch(`${server.url}api${path}`, { ...init, headers });
-  return { status: res.status, body: await res.json() };
-}
+const api = (path: string, init: RequestInit & { token?: boolean } = {}) => client.api(path, init);
+/** A POST body with the heads the page shows (the session's, and the target's for a merge). */
+const shown = (body: Record<string, unknown> = {}, target?: string) => JSON.stringify({ head: rev('forge/session/s1'), ...(target ? { targetHead: rev(target) } : {}), ...body });
 
 beforeEach(async () => {
   repo = makeRepo({ files: { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' } });
@@ -47,6 +46,7 @@ beforeEach(async () => {
   const opened = await Repository.open({ fs: fs as unknown as GitFs, dir: repo.dir, platform: nodePlatform });
   // As `forge inspect` does: a checked-out target's index and files follow a merge.
   server = await startInspectServer({ repo: opened, assetsDir: resolve('dist/inspect'), worktree: nodeWorktreeSync() });
+  client = await loginToInspector(server.url);
 });
 
 afterEach(async () => {
@@ -55,36 +55,37 @@ afterEach(async () => {
 
 describe('inspector API', () => {
   it('streams the sessions list as JSON lines with base, turns, head and pending changes', async () => {
-    const res = await fetch(`${server.url}api/sessions`);
+    const res = await client.fetch('/api/sessions');
     expect(res.headers.get('content-type')).toContain('application/x-ndjson');
     const rows = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
     expect(rows).toEqual([expect.objectContaining({ id: 's1', turns: 1, head: rev('forge/session/s1'), base: { ref: 'main', commit: rev('main') }, pending: 0 })]);
   });
 
   it('refuses invalid input with INVALID_ARGUMENT and unknown things with their NOT_FOUND codes', async () => {
-    expect(await api('/sessions/s1/merge', { method: 'POST', body: '{"into":"main","force":true}' })).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
-    expect(await api('/sessions/s1/merge', { method: 'POST', body: '{"into":"../../etc"}' })).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
+    expect(await api('/sessions/s1/merge', { method: 'POST', body: shown({ into: 'main', force: true }, 'main') })).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
+    expect(await api('/sessions/s1/merge', { method: 'POST', body: shown({ into: '../../etc' }, 'main') })).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
     expect(await api('/sessions/..%2F..%2Fx/timeline')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
     expect(await api('/sessions/nope/timeline')).toMatchObject({ status: 404, body: { error: { code: 'SESSION_NOT_FOUND' } } });
     expect(await api('/commits/main/file?path=../../../etc/passwd')).toMatchObject({ status: 400, body: { error: { code: 'PATH_INVALID' } } });
     expect(await api('/commits/main/file?path=%2Fetc%2Fpasswd')).toMatchObject({ body: { error: { code: expect.stringMatching(/^PATH_(INVALID|NOT_FOUND)$/) } } });
     expect(await api('/commits/..%2F..%2Fconfig/tree')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT' } } });
     expect(await api('/nothing')).toMatchObject({ status: 404, body: { error: { code: 'INSPECT_ROUTE_NOT_FOUND' } } });
-    expect((await fetch(`${server.url}app.js/../../package.json`)).status).not.toBe(200);
+    expect((await client.fetch('/app.js/../../package.json')).status).not.toBe(200);
   });
 
   it('refuses a state-changing request without the token, and moves nothing', async () => {
     const before = [rev('main'), rev('forge/session/s1')];
-    expect(await api('/sessions/s1/merge', { method: 'POST', body: '{}', token: false })).toMatchObject({ status: 403, body: { error: { code: 'INSPECT_TOKEN_INVALID' } } });
-    expect(await api('/sessions/s1/undo', { method: 'POST', body: '{}', token: false })).toMatchObject({ status: 403 });
+    expect(await api('/sessions/s1/merge', { method: 'POST', body: shown({}, 'main'), token: false })).toMatchObject({ status: 403, body: { error: { code: 'INSPECT_TOKEN_INVALID' } } });
+    expect(await api('/sessions/s1/undo', { method: 'POST', body: shown(), token: false })).toMatchObject({ status: 403 });
     expect([rev('main'), rev('forge/session/s1')]).toEqual(before);
-    // The page carries the token; nothing else in it is secret.
-    expect(await (await fetch(server.url)).text()).toContain(`content="${server.token}"`);
+    // The page carries its token (to a holder of the access cookie only); it is not the printed secret.
+    expect(await (await client.fetch('/')).text()).toContain(`content="${client.pageToken}"`);
+    expect(client.pageToken).not.toBe(server.token);
   });
 
   it('undoes the last edit, resumes from a commit, and reports the commits it made', async () => {
     const turn1 = rev('forge/session/s1');
-    const undo = await api('/sessions/s1/undo', { method: 'POST', body: '{}' });
+    const undo = await api('/sessions/s1/undo', { method: 'POST', body: shown() });
     expect(undo.status).toBe(200);
     expect(undo.body).toMatchObject({ session: 's1', turn: 2, reverted: 1, paths: ['a.txt'], commit: rev('forge/session/s1') });
     expect(git(repo.dir, ['show', 'forge/session/s1:a.txt']).stdout).toBe('one\ntwo\nthree\n');
@@ -101,7 +102,7 @@ describe('inspector API', () => {
     // Session files stay out of main by default (as with forge merge): a fast-forward becomes a merge commit.
     expect(preview.body).toMatchObject({ status: 'merged', dryRun: true });
     expect(rev('main')).toBe(before);
-    const merged = await api('/sessions/s1/merge', { method: 'POST', body: '{"into":"main","noFf":true}' });
+    const merged = await api('/sessions/s1/merge', { method: 'POST', body: shown({ into: 'main', noFf: true }, 'main') });
     expect(merged.body).toMatchObject({ status: 'merged', commit: rev('main') });
     expect(git(repo.dir, ['rev-parse', 'main^1', 'main^2']).stdout.trim().split('\n')).toEqual([before, rev('forge/session/s1')]);
     expect(git(repo.dir, ['status', '--porcelain']).stdout).toBe('');
@@ -110,7 +111,7 @@ describe('inspector API', () => {
 
   it('rebases onto a moved branch and discards pending changes', async () => {
     git(repo.dir, ['commit', '-q', '--allow-empty', '-m', 'main moves']);
-    const rebased = await api('/sessions/s1/rebase', { method: 'POST', body: '{"onto":"main"}' });
+    const rebased = await api('/sessions/s1/rebase', { method: 'POST', body: shown({ onto: 'main' }) });
     expect(rebased.body).toMatchObject({ status: 'rebased', after: rev('forge/session/s1') });
     expect(rev('forge/session/s1~2')).toBe(rev('main'));
     // A pending (uncommitted) edit, as a tool call leaves it before the turn commits.
@@ -119,9 +120,9 @@ describe('inspector API', () => {
     other.close();
     const head = rev('forge/session/s1');
     expect((await api('/sessions/s1/timeline')).body.pending).toEqual(['b.txt']);
-    expect(await api('/sessions/s1/discard', { method: 'POST', body: '{}', token: false })).toMatchObject({ status: 403 });
+    expect(await api('/sessions/s1/discard', { method: 'POST', body: shown(), token: false })).toMatchObject({ status: 403 });
     expect((await api('/sessions/s1/timeline')).body.pending).toEqual(['b.txt']);
-    const discard = await api('/sessions/s1/discard', { method: 'POST', body: '{}' });
+    const discard = await api('/sessions/s1/discard', { method: 'POST', body: shown({ pending: ['b.txt'] }) });
     expect(discard.body).toMatchObject({ session: 's1', discarded: ['b.txt'], commit: head });
     expect((await api('/sessions/s1/timeline')).body.pending).toEqual([]);
     expect(rev('forge/session/s1')).toBe(head);

@@ -15,11 +15,13 @@ import { startInspectServer, type InspectServer } from '../../src/inspect/node/s
 import { readStateAt, SessionStore } from '../../src/session';
 import { forge } from '../helpers/forge-cli';
 import { git } from '../helpers/git-cli';
+import { loginToInspector, type InspectClient } from '../helpers/inspect-client';
 import { makeRepo, type RepoHandle } from '../helpers/repos';
 
 let repo: RepoHandle;
 let opened: Repository;
 let server: InspectServer;
+let client: InspectClient;
 
 const rev = (ref: string) => git(repo.dir, ['rev-parse', ref]).stdout.trim();
 
@@ -34,16 +36,13 @@ function turn(id: string, files: Record<string, string>, message = 'a turn'): st
 }
 
 async function lines(path: string): Promise<{ status: number; type: string | null; rows: any[] }> {
-  const res = await fetch(`${server.url}api${path}`);
+  const res = await client.fetch(`/api${path}`);
   const text = await res.text();
   return { status: res.status, type: res.headers.get('content-type'), rows: text.trim() === '' ? [] : text.trim().split('\n').map((l) => JSON.parse(l)) };
 }
 
 async function json(path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.method === 'POST') headers['x-forge-token'] = server.token;
-  const res = await fetch(`${server.url}api${path}`, { ...init, headers });
-  return { status: res.status, body: await res.json() };
+  return client.api(path, init);
 }
 
 /** A row as reading the whole state (as `forge show` does) makes it. */
@@ -81,6 +80,7 @@ beforeEach(async () => {
   turn('s2', { 'b.txt': 'B\n' }, 'other');
   opened = await Repository.open({ fs: fs as unknown as GitFs, dir: repo.dir, platform: nodePlatform });
   server = await startInspectServer({ repo: opened, assetsDir: resolve('dist/inspect') });
+  client = await loginToInspector(server.url);
 });
 
 afterEach(async () => {
@@ -161,7 +161,7 @@ describe('inspector streams and what it keeps', () => {
     expect(moved.undo).toMatchObject({ turn: 2 });
     // A rebase rewrites every commit of the session: nothing kept applies to the new ones.
     git(repo.dir, ['commit', '-q', '--allow-empty', '-m', 'main moves']);
-    expect((await json('/sessions/s1/rebase', { method: 'POST', body: '{"onto":"main"}' })).body).toMatchObject({ status: 'rebased' });
+    expect((await json('/sessions/s1/rebase', { method: 'POST', body: JSON.stringify({ onto: 'main', head: rev('forge/session/s1') }) })).body).toMatchObject({ status: 'rebased' });
     const rebased = await same('s1');
     expect(rebased.head).toBe(rev('forge/session/s1'));
     expect(rebased.turns.map((t: { commit: string }) => t.commit)).toEqual([rev('forge/session/s1~2'), rev('forge/session/s1~1'), rev('forge/session/s1')]);

@@ -8,7 +8,7 @@ import { SessionToolRunner } from '../../src/agent/tool-calls';
 import { nodeWorktreeSync } from '../../src/branches/node/worktree-sync';
 import { SessionStore } from '../../src/session';
 import { BUILTIN_TOOLS, allowAll, sha256Hex, type ToolResult } from '../../src/tools';
-import { QuickJsSandbox, approveRepoTool, registryWithRepoTools } from '../../src/tools/repo';
+import { LocalToolTrust, QuickJsSandbox, approveRepoTool, registryWithRepoTools } from '../../src/tools/repo';
 import { diskBackend, text } from '../helpers/engine-repos';
 import { expectFsckClean } from '../helpers/fsck';
 
@@ -29,7 +29,7 @@ async function sessionWith(tools: Record<string, string>, files: Record<string, 
     await approveRepoTool(await repo.open(), { name, reservedNames: RESERVED, hash: sha256Hex, worktree: nodeWorktreeSync() });
   }
   const session = await new SessionStore(await repo.open()).create({ id: 'sb', base: 'main' });
-  const { registry } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox, limits });
+  const { registry } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox, trust: new LocalToolTrust(session.repo), limits });
   const runner = new SessionToolRunner(session, { approval: allowAll, registry });
   return { repo, session, runner };
 }

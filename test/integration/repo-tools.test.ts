@@ -8,7 +8,7 @@ import { SessionToolRunner } from '../../src/agent/tool-calls';
 import { nodeWorktreeSync } from '../../src/branches/node/worktree-sync';
 import { SessionStore, type Session } from '../../src/session';
 import { BUILTIN_TOOLS, allowAll, sha256Hex, type ToolResult } from '../../src/tools';
-import { APPROVALS_PATH, QuickJsSandbox, approveRepoTool, registryWithRepoTools } from '../../src/tools/repo';
+import { APPROVALS_PATH, LocalToolTrust, QuickJsSandbox, approveRepoTool, registryWithRepoTools } from '../../src/tools/repo';
 import { diskBackend, text, type EngineRepo } from '../helpers/engine-repos';
 import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
@@ -41,7 +41,7 @@ function fail(result: ToolResult) {
 }
 
 async function openRunner(session: Session, limits?: unknown) {
-  const { registry, problems } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox, ...(limits ? { limits } : {}) });
+  const { registry, problems } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox, trust: new LocalToolTrust(session.repo), ...(limits ? { limits } : {}) });
   return { runner: new SessionToolRunner(session, { approval: allowAll, registry }), registry, problems };
 }
 
@@ -130,7 +130,7 @@ describe('repository tools', { timeout: 300_000 }, () => {
   it('a tool named like a built-in is refused (listing, approval and call)', async () => {
     const { repo, session } = await setup({ 'a.txt': 'abc\n', 'tools/write_file.js': UPPER });
     await expect(approve(repo, 'write_file')).rejects.toMatchObject({ code: 'TOOL_NAME_CONFLICT' });
-    const { runner, repoTools } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox }).then((r) => ({ ...r, runner: new SessionToolRunner(session, { approval: allowAll, registry: r.registry }) }));
+    const { runner, repoTools } = await registryWithRepoTools(BUILTIN_TOOLS, session.vfs, { sandbox, trust: new LocalToolTrust(session.repo) }).then((r) => ({ ...r, runner: new SessionToolRunner(session, { approval: allowAll, registry: r.registry }) }));
     const [status] = await repoTools.scan(session.vfs);
     expect(status).toMatchObject({ name: 'write_file', state: 'refused' });
     // The built-in keeps its name.

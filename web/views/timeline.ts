@@ -21,6 +21,9 @@ import { conflictReport } from './conflicts';
 
 const enc = encodeURIComponent;
 
+/** The branches a session can merge into, with the head of each as this page saw it. */
+type Branches = { branches: string[]; heads: Record<string, string> };
+
 function json(value: unknown, max = 4000): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? '';
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
@@ -85,8 +88,10 @@ function rebaseOutcome(r: RebaseResult): Child {
 }
 
 /** The merge panel, and the function that runs its preview (the page calls it once the timeline is drawn). */
-function mergePanel(timeline: TimelineHeader, branches: string[], reload: () => void): { panel: HTMLElement; preview: () => void } {
-  const defaultTarget = timeline.base.ref && branches.includes(timeline.base.ref) ? timeline.base.ref : branches[0];
+function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void): { panel: HTMLElement; preview: () => void } {
+  const { branches, heads } = known;
+  // The server's choice (the base branch, else HEAD's), so the page and the API agree.
+  const defaultTarget = timeline.target !== null && branches.includes(timeline.target) ? timeline.target : branches[0];
   const target = h('select.target', { 'aria-label': 'target branch' }, ...branches.map((b) => h('option', { value: b, selected: b === defaultTarget }, b)));
   const noFf = h('input', { type: 'checkbox', 'aria-label': 'no fast-forward' });
   const out = h('div.preview-result', {}, h('p', {}, 'Computing the merge (dry run)…'));
@@ -108,8 +113,10 @@ function mergePanel(timeline: TimelineHeader, branches: string[], reload: () => 
     confirmAction(
       `Merge ${timeline.branch} into ${target.value}`,
       h('p', {}, `Moves branch ${target.value} to include this session's ${timeline.commits.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
-      async () => mergeOutcome(await post<MergeResult>(`/sessions/${enc(timeline.session)}/merge`, { into: target.value, noFf: noFf.checked })),
+      // The heads this page showed: the server refuses the merge if either moved since.
+      async () => mergeOutcome(await post<MergeResult>(`/sessions/${enc(timeline.session)}/merge`, { into: target.value, noFf: noFf.checked, head: timeline.head, targetHead: heads[target.value] })),
       reload,
+      { session: timeline.session, head: timeline.head },
     ),
   );
   const rebaseButton = h('button.rebase', { type: 'button' }, 'Rebase…');
@@ -117,8 +124,9 @@ function mergePanel(timeline: TimelineHeader, branches: string[], reload: () => 
     confirmAction(
       `Rebase ${timeline.branch} onto ${target.value}`,
       h('p', {}, `Replays this session's commits onto the head of ${target.value}. The session branch moves only if every commit replays cleanly.`),
-      async () => rebaseOutcome(await post<RebaseResult>(`/sessions/${enc(timeline.session)}/rebase`, { onto: target.value })),
+      async () => rebaseOutcome(await post<RebaseResult>(`/sessions/${enc(timeline.session)}/rebase`, { onto: target.value, head: timeline.head, ontoHead: heads[target.value] })),
       reload,
+      { session: timeline.session, head: timeline.head },
     ),
   );
   return {
@@ -134,10 +142,11 @@ function actions(timeline: TimelineHeader, reload: () => void): HTMLElement {
       'Undo the last edit',
       h('p', {}, `Reverts "${timeline.undo?.summary}" (turn ${timeline.undo?.turn}, ${timeline.undo?.tool}) if its files are unchanged since, as a new commit on ${timeline.branch}.`),
       async () => {
-        const r = await post<UndoResult>(`/sessions/${enc(timeline.session)}/undo`);
+        const r = await post<UndoResult>(`/sessions/${enc(timeline.session)}/undo`, { head: timeline.head });
         return h('p', {}, `Reverted ${r.reverted} file(s): ${r.paths.join(', ')}; committed turn ${r.turn}: `, h('code.result-commit', {}, r.commit));
       },
       reload,
+      { session: timeline.session, head: timeline.head },
     ),
   );
   const discard = h('button.discard', { type: 'button', disabled: timeline.pending.length === 0 }, `Discard pending (${timeline.pending.length})…`);
@@ -146,10 +155,11 @@ function actions(timeline: TimelineHeader, reload: () => void): HTMLElement {
       'Discard pending changes',
       h('p', {}, `Drops the uncommitted changes to ${timeline.pending.join(', ')}. The branch stays at ${short(timeline.head)}.`),
       async () => {
-        const r = await post<{ discarded: string[]; commit: string }>(`/sessions/${enc(timeline.session)}/discard`);
+        const r = await post<{ discarded: string[]; commit: string }>(`/sessions/${enc(timeline.session)}/discard`, { head: timeline.head, pending: timeline.pending });
         return h('p', {}, `Discarded ${r.discarded.length} change(s); the session stays at `, h('code.result-commit', {}, r.commit));
       },
       reload,
+      { session: timeline.session, head: timeline.head },
     ),
   );
   return h('div.actions', {}, undo, discard);
@@ -166,7 +176,7 @@ function compareForm(timeline: TimelineHeader): HTMLElement {
 }
 
 /** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
-function headNodes(timeline: TimelineHeader, branches: string[], reload: () => void): { nodes: HTMLElement[]; preview: () => void } {
+function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void): { nodes: HTMLElement[]; preview: () => void } {
   const merge = mergePanel(timeline, branches, reload);
   const nodes = [
     h(
@@ -239,7 +249,7 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
     abort = new AbortController();
     const { signal } = abort;
     const current = () => !stopped && gen === generation;
-    const branches = get<{ branches: string[] }>('/branches').then((b) => b.branches);
+    const branches = get<Branches>('/branches');
     branches.catch(() => undefined); // reported where the head awaits it (unless the stream failed first)
     const reload = () => void load(false).catch(failed);
     let header: TimelineHeader | undefined;

@@ -10,6 +10,7 @@ interface InspectOptions {
   repo?: string;
   port: string;
   host: string;
+  allowRemote?: boolean;
   open?: boolean;
 }
 
@@ -37,11 +38,19 @@ export function registerInspect(program: Command): void {
     .description('serve a local web page to review sessions: timeline, diffs, files at any turn, merge preview and actions')
     .option('--repo <dir>', 'the repository (default: the current directory)')
     .option('--port <n>', 'the port (default: any free port)', '0')
-    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .option('--host <address>', 'the address to listen on (an address other than loopback needs --allow-remote)', '127.0.0.1')
+    .option('--allow-remote', 'allow --host to be an address other machines can reach (anyone with the printed URL can then read and change the repository)')
     .option('--open', 'open the page in the default browser')
     .action(async (options: InspectOptions) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ForgeError('INVALID_ARGUMENT', `--port ${options.port} is not a port number (0-65535).`);
+      const { isLoopback } = await import('../../inspect/security');
+      if (!isLoopback(options.host) && !options.allowRemote) {
+        throw new ForgeError('INVALID_ARGUMENT', `--host ${options.host} would make the inspector reachable from other machines; it reads, merges and discards in this repository.`, {
+          data: { host: options.host },
+          hint: 'Leave --host out (127.0.0.1), or add --allow-remote if other machines must reach it.',
+        });
+      }
       const repo = await openRepository(options);
       // The bundle runs from dist/forge.cjs; the page is built beside it in dist/inspect/.
       // Loaded here: node:http costs every other command's start-up ~6 ms.
@@ -49,6 +58,12 @@ export function registerInspect(program: Command): void {
       const inspector = await startInspectServer({ repo, assetsDir: join(__dirname, 'inspect'), host: options.host, port, worktree: nodeWorktreeSync() }).catch((error: unknown) => {
         throw listenError(error, options.host, port);
       });
+      if (!isLoopback(options.host)) {
+        process.stderr.write(
+          `forge: warning: listening on ${options.host}:${new URL(inspector.origin).port}, reachable from other machines. Anyone with the URL below can read this repository and merge, rebase, undo or discard its sessions; it travels unencrypted (plain HTTP). Share it only over a trusted network; from another machine, open it with this machine's address in place of the host.\n`,
+        );
+      }
+      // The URL carries the secret that lets a browser in: it is printed here, on the terminal, and served nowhere.
       process.stdout.write(`forge inspect: ${inspector.url}\n(Ctrl-C to stop)\n`);
       if (options.open) openInBrowser(inspector.url);
       await new Promise<void>((resolve) => {

@@ -55,7 +55,7 @@ export function registerMcp(program: Command): void {
       // The built-ins plus the repository's approved tools; the list follows tools/ as the session changes it.
       const { cliRepoTools } = await import('../repo-tools');
       const { repoToolSet } = await import('../../mcp/repo-tool-list');
-      const { registry, repoTools } = await cliRepoTools(session.vfs, BUILTIN_TOOLS);
+      const { registry, repoTools } = await cliRepoTools(session.repo, session.vfs, BUILTIN_TOOLS);
       const server = new ForgeMcpServer({ session, approval, registry, repoTools: repoToolSet(BUILTIN_TOOLS, repoTools), ...(settings.denied_paths !== undefined ? { config: { denied_paths: settings.denied_paths } } : {}), autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
       const pending = (await session.vfs.diff()).length;
       log(

@@ -251,7 +251,7 @@ async function run(options: RunOptions): Promise<void> {
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else if (!cliGlobals.quiet || event.type === 'error') write(renderEvent(event));
   };
-  const registry = await cliToolRegistryFor(session.vfs, runCommand);
+  const registry = await cliToolRegistryFor(session.repo, session.vfs, runCommand);
   const agent = new Agent({
     session,
     ...(settings.denied_paths !== undefined ? { toolsConfig: { denied_paths: settings.denied_paths } } : {}),

@@ -30,6 +30,6 @@ export async function toolView(options: ToolsCliOptions): Promise<{ view: ToolVi
     view = { repo, vfs, label: `HEAD (${vfs.commit})` };
   }
   const { cliRepoTools } = await import('../repo-tools');
-  const { registry, repoTools } = await cliRepoTools(view.vfs, cliBaseTools());
+  const { registry, repoTools } = await cliRepoTools(view.repo, view.vfs, cliBaseTools());
   return { view, registry, repoTools };
 }

@@ -36,18 +36,31 @@ export function registerTools(program: Command): void {
         listing
           .map((t) => {
             if (t.kind === 'builtin') return `${t.name.padEnd(24)} built-in`;
-            const state = t.state === 'changed' ? 'CHANGED since approval (forge tools diff ' + t.name + ')' : t.state === 'unapproved' ? 'never approved' : t.state === 'refused' ? `refused: ${t.problem}` : `approved by ${t.approvedBy} at ${t.approvedAt}`;
-            return `${t.name.padEnd(24)} ${t.path}  sha256 ${t.sha256!.slice(0, 12)}  ${state}`;
+            const state =
+              t.state === 'changed'
+                ? 'CHANGED since approval (forge tools diff ' + t.name + ')'
+                : t.state === 'unapproved'
+                  ? 'never approved'
+                  : t.state === 'refused'
+                    ? `refused: ${t.problem}`
+                    : t.state === 'untrusted'
+                      ? `approved upstream by ${t.approvedBy}, not trusted here (review: forge tools diff ${t.name}; then forge tools approve ${t.name} --sha256 ${t.sha256})`
+                      : `approved by ${t.approvedBy} at ${t.approvedAt}, trusted here by ${t.trustedBy}`;
+            // The whole hash: it is what forge tools approve --sha256 takes.
+            return `${t.name.padEnd(24)} ${t.path}  sha256 ${t.sha256!}  ${state}`;
           })
           .join('\n'),
       );
     });
 
   common(tools.command('approve <name>'))
-    .description('approve tools/<name>.js as it is now: records its SHA-256 in .forge/approved_tools.json, as a commit of its own on the current branch (or the session branch)')
+    .description(
+      "approve tools/<name>.js on this machine: records its SHA-256 in this repository's local trust list (.git/forge/trusted-tools.json) and in .forge/approved_tools.json (a commit of its own on the current branch or the session branch, unless that approval is already committed)",
+    )
     .option(...SESSION_OPTION)
-    .action(async (name: string, _options: ToolsCliOptions, command: Command) => {
-      const options = withParent(command);
+    .option('--sha256 <hash>', 'the SHA-256 you reviewed (forge tools diff / tools list show it): refused if the source is not that one any more')
+    .action(async (name: string, _options: ToolsCliOptions & { sha256?: string }, command: Command) => {
+      const options = withParent(command) as ToolsCliOptions & { sha256?: string };
       const { approveRepoTool } = await import('../../tools/repo');
       const { nodeWorktreeSync } = await import('../../branches/node/worktree-sync');
       const { openRepository } = await import('../open');
@@ -55,13 +68,16 @@ export function registerTools(program: Command): void {
       const result = await approveRepoTool(repo, {
         name,
         ...(options.session !== undefined ? { session: options.session } : {}),
+        ...(options.sha256 !== undefined ? { expectedSha256: options.sha256.toLowerCase() } : {}),
         reservedNames: new Set(cliBaseTools().flatMap((t) => [t.name, ...(t.aliases ?? [])])),
         hash: (bytes) => repo.platform.sha256Hex(bytes),
         worktree: nodeWorktreeSync(),
       });
       emit(options, result, () =>
-        result.commit === null
-          ? `${result.path} is already approved as it is (sha256 ${result.sha256}); nothing committed`
+        result.confirmedUpstream
+          ? `trusted ${result.path} here (sha256 ${result.sha256}), approved upstream by ${result.approval.approvedBy}; nothing committed`
+          : result.commit === null
+          ? `${result.path} is already approved and trusted here as it is (sha256 ${result.sha256}); nothing committed`
           : `approved ${result.path} (sha256 ${result.sha256})${result.previousSha256 ? `, replacing ${result.previousSha256}` : ''}\ncommitted ${shortOid(result.commit)} on ${result.ref.replace(/^refs\/heads\//, '')}`,
       );
     });
@@ -75,9 +91,14 @@ export function registerTools(program: Command): void {
       const { view, repoTools } = await toolView(options);
       const result = await diffTool(repoTools, view.vfs, (oid) => view.repo.readBlob(oid), name);
       emit(options, result, () => {
-        if (result.state === 'approved') return `${result.path} is approved as it is (sha256 ${result.sha256})`;
-        const head = result.approvedSha256 ? `approved sha256 ${result.approvedSha256}\ncurrent  sha256 ${result.sha256}` : `never approved; current sha256 ${result.sha256}`;
-        return `${head}\n${result.diff}`;
+        if (result.state === 'approved') return `${result.path} is approved and trusted here as it is (sha256 ${result.sha256})`;
+        const head =
+          result.state === 'untrusted'
+            ? `approved upstream by ${result.approvedBy}, not trusted here; ${result.base === 'trusted-here' ? 'the diff is from the version last trusted here' : 'never trusted here: the whole file'}\nsha256 ${result.sha256}`
+            : result.approvedSha256
+              ? `approved sha256 ${result.approvedSha256}\ncurrent  sha256 ${result.sha256}`
+              : `never approved; current sha256 ${result.sha256}`;
+        return `${head}\n${result.diff}to approve exactly this source: forge tools approve ${result.tool} --sha256 ${result.sha256}${options.session !== undefined ? ` --session ${options.session}` : ''}`;
       });
     });
 }

@@ -40,7 +40,7 @@ export function registerTurn(program: Command): void {
       const { denied_paths } = loadSettings(store.repo.workdir, {});
       const session = await store.open(options.session);
       for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
-      const registry = await cliToolRegistryFor(session.vfs);
+      const registry = await cliToolRegistryFor(session.repo, session.vfs);
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);
       const runner = new SessionToolRunner(session, { approval, registry, ...(denied_paths !== undefined ? { config: { denied_paths } } : {}) });

@@ -1,11 +1,14 @@
 /**
  * `forge inspect`'s web server (Node's http): the page's files, the JSON API of `../routes.ts`,
  * and server-sent events for live updates. Binds 127.0.0.1 unless told otherwise; every
- * request's Host is checked, every state-changing request needs the token handed to the page.
- * The page's files are read once from the build's folder and served from a fixed table: no
- * part of a URL becomes a file-system path.
+ * request's Host is checked; every request needs the access cookie, which only the secret URL
+ * printed on the terminal (`/?token=…`) sets; every state-changing request also needs the page
+ * token, which only the page served to a cookie holder contains. The page's files are read once
+ * from the build's folder and served from a fixed table: no part of a URL becomes a file-system
+ * path.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname, networkInterfaces } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +17,7 @@ import type { WorktreeSync } from '../../branches';
 import { ForgeError } from '../../errors';
 import type { Repository } from '../../git';
 import { errorResponse, handleApi, isStateChanging, type ApiResponse } from '../routes';
-import { allowedHosts, checkHost, checkToken, TOKEN_HEADER } from '../security';
+import { accessCookie, accessCookieName, allowedHosts, checkAccess, checkHost, checkToken, cookieValue, isWildcard, sameSecret, TOKEN_HEADER } from '../security';
 import { warmSessionRows } from '../session-rows';
 import { LiveRefs } from './live';
 
@@ -26,14 +29,20 @@ export interface InspectServerOptions {
   /** 0 (default): any free port. */
   port?: number;
   worktree?: WorktreeSync;
-  /** Fixed token (tests); default 32 random bytes. */
+  /** The secret of the printed URL (tests may fix it); default 32 random bytes. */
   token?: string;
   liveIntervalMs?: number;
 }
 
 export interface InspectServer {
+  /** The URL to open: the origin with `?token=<secret>`, which sets the access cookie. */
   url: string;
+  /** The origin alone (`http://host:port/`): refused without the access cookie. */
+  origin: string;
+  /** The secret of `url`. */
   token: string;
+  /** The access cookie's name (per port). */
+  cookieName: string;
   server: Server;
   close(): Promise<void>;
 }
@@ -124,12 +133,22 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The names a browser on the network may use for this machine: its addresses and host name. */
+function machineNames(): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  return [...addresses, hostname()];
+}
+
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
+  // The cookie's value and the page token are secrets of their own: neither is the printed one.
+  const access = randomBytes(32).toString('base64url');
+  const pageToken = randomBytes(32).toString('base64url');
   const files = new Map(Object.entries(ASSETS).map(([path, asset]) => [path, { type: asset.type, body: readFileSync(join(options.assetsDir, asset.file)) }]));
   const index = files.get('/')!;
-  index.body = Buffer.from(index.body.toString('utf8').replace('__FORGE_TOKEN__', token));
+  index.body = Buffer.from(index.body.toString('utf8').replace('__FORGE_TOKEN__', pageToken));
+  let cookieName = '';
   const ctx = { repo: options.repo, ...(options.worktree ? { worktree: options.worktree } : {}) };
   const live = new LiveRefs(options.repo, options.liveIntervalMs);
   let hosts = new Set<string>();
@@ -141,10 +160,18 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       const url = new URL(req.url ?? '/', 'http://inspector.invalid');
       try {
         checkHost(req.headers.host, hosts);
+        const secret = url.searchParams.get('token');
+        if (secret !== null && url.pathname === '/' && req.method === 'GET') {
+          // The printed URL: trade its secret for the access cookie, and leave the secret out of the address bar and history.
+          if (!sameSecret(secret, token)) checkAccess(undefined, access);
+          res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': accessCookie(cookieName, access), 'cache-control': 'no-store' });
+          return void res.end();
+        }
+        checkAccess(cookieValue(req.headers.cookie, cookieName), access);
         if (url.pathname.startsWith('/api/')) {
           if (isStateChanging(req.method ?? 'GET')) {
             const given = req.headers[TOKEN_HEADER];
-            checkToken(typeof given === 'string' ? given : undefined, token);
+            checkToken(typeof given === 'string' ? given : undefined, pageToken);
           }
           if (url.pathname === '/api/events' && req.method === 'GET') return await live.add(res);
           answering++;
@@ -171,13 +198,18 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  hosts = allowedHosts(host, port);
+  cookieName = accessCookieName(port);
+  hosts = allowedHosts(host, port, isWildcard(host) ? machineNames() : []);
   let closed = false;
   void warmSessionRows(options.repo, () => closed, () => answering > 0);
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  // A wildcard address is no place to browse to: the person at the machine uses loopback.
+  const shownHost = isWildcard(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const origin = `http://${shownHost}:${port}/`;
   return {
-    url: `http://${shownHost}:${port}/`,
+    url: `${origin}?token=${token}`,
+    origin,
     token,
+    cookieName,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -13,6 +13,7 @@ import { isSafeRegex } from '../regex-safety';
 import { sandboxBridge } from './bridge';
 import { notApprovedError, readApprovals, readToolSource, repoToolPath, toolStatus } from './discover';
 import type { RepoToolLimits } from './limits';
+import type { ToolTrust } from './trust';
 import type { ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 
 export interface RepoToolOutput {
@@ -94,6 +95,7 @@ export interface RepoToolDeps {
   sandbox: WasmSandbox;
   limits: RepoToolLimits;
   reservedNames: ReadonlySet<string>;
+  trust: ToolTrust;
 }
 
 export function repoToolDefinition(spec: RepoToolSpec, deps: RepoToolDeps): AnyToolDefinition {
@@ -105,7 +107,7 @@ export function repoToolDefinition(spec: RepoToolSpec, deps: RepoToolDeps): AnyT
     sideEffects: true,
     async handler(input: unknown, ctx): Promise<RepoToolOutput> {
       const source = await readToolSource(ctx.vfs, spec.name);
-      const status = await toolStatus(spec.name, source, await readApprovals(ctx.vfs), deps.reservedNames, ctx.hashContent);
+      const status = await toolStatus(spec.name, source, await readApprovals(ctx.vfs), deps.reservedNames, ctx.hashContent, deps.trust);
       if (status.state !== 'approved') throw notApprovedError(status);
       if (status.sha256 !== spec.sha256) {
         // Approved as it is now, but loaded from another version: its schema may differ; load again.

@@ -9,18 +9,27 @@ import type { Vfs } from '../../vfs/types';
 import { TOOL_NAME_PATTERN } from '../json-schema';
 import { isReservedToolName } from '../reserved-names';
 import { APPROVALS_PATH, approvalOf, parseApprovals, type Approval, type ApprovalsFile } from './approvals';
+import type { ToolTrust, TrustEntry } from './trust';
 
 export const REPO_TOOLS_DIR = 'tools';
 
-export type RepoToolState = 'approved' | 'changed' | 'unapproved' | 'refused';
+/**
+ * approved: the committed approval and the local trust list both name the current source;
+ * untrusted: the committed approval matches, but no person approved it on this machine
+ * (it arrived by fetch, pull, merge or a plain git commit); changed: the source differs from
+ * the committed approval; unapproved: no committed approval; refused: the name is not allowed.
+ */
+export type RepoToolState = 'approved' | 'untrusted' | 'changed' | 'unapproved' | 'refused';
 
 export interface RepoToolStatus {
   name: string;
   path: string;
   sha256: string;
   state: RepoToolState;
-  /** The approval on record (state approved or changed). */
+  /** The approval on record (state approved, untrusted or changed). */
   approval?: Approval;
+  /** This machine's approval of the current source (state approved). */
+  trust?: TrustEntry;
   /** Why a refused tool cannot be used. */
   problem?: string;
 }
@@ -47,11 +56,12 @@ export function nameProblem(name: string, reservedNames: ReadonlySet<string>): s
   return null;
 }
 
-export function stateOf(name: string, sha256: string, approvals: ApprovalsFile, problem: string | null): RepoToolStatus['state'] {
+export function stateOf(name: string, sha256: string, approvals: ApprovalsFile, problem: string | null, trusted: boolean): RepoToolStatus['state'] {
   if (problem !== null) return 'refused';
   const approval = approvalOf(approvals, name);
   if (approval === undefined) return 'unapproved';
-  return approval.sha256 === sha256 ? 'approved' : 'changed';
+  if (approval.sha256 !== sha256) return 'changed';
+  return trusted ? 'approved' : 'untrusted';
 }
 
 /** The status of one tool from its source bytes. */
@@ -61,25 +71,28 @@ export async function toolStatus(
   approvals: ApprovalsFile,
   reservedNames: ReadonlySet<string>,
   hash: (bytes: Uint8Array) => Promise<string>,
+  trust: ToolTrust,
 ): Promise<RepoToolStatus> {
   const sha256 = await hash(source);
   const problem = nameProblem(name, reservedNames);
-  const status: RepoToolStatus = { name, path: repoToolPath(name), sha256, state: stateOf(name, sha256, approvals, problem) };
+  const trusted = problem === null ? await trust.trusted(name, sha256) : undefined;
+  const status: RepoToolStatus = { name, path: repoToolPath(name), sha256, state: stateOf(name, sha256, approvals, problem, trusted !== undefined) };
   const approval = approvalOf(approvals, name);
   if (approval !== undefined && problem === null) status.approval = approval;
+  if (trusted !== undefined && status.state === 'approved') status.trust = trusted;
   if (problem !== null) status.problem = problem;
   return status;
 }
 
 /** Every tools/*.js of the view (files directly in tools/), sorted by name. */
-export async function scanRepoTools(vfs: Vfs, reservedNames: ReadonlySet<string>, hash: (bytes: Uint8Array) => Promise<string>): Promise<RepoToolStatus[]> {
+export async function scanRepoTools(vfs: Vfs, reservedNames: ReadonlySet<string>, hash: (bytes: Uint8Array) => Promise<string>, trust: ToolTrust): Promise<RepoToolStatus[]> {
   const dir = await vfs.stat(REPO_TOOLS_DIR);
   if (dir?.type !== 'directory') return [];
   const approvals = await readApprovals(vfs);
   const out: RepoToolStatus[] = [];
   for (const entry of await vfs.list(REPO_TOOLS_DIR)) {
     if (entry.type !== 'file' || !entry.name.endsWith('.js')) continue;
-    out.push(await toolStatus(entry.name.slice(0, -3), await vfs.readFile(entry.path), approvals, reservedNames, hash));
+    out.push(await toolStatus(entry.name.slice(0, -3), await vfs.readFile(entry.path), approvals, reservedNames, hash, trust));
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -103,9 +116,11 @@ export function notApprovedError(status: RepoToolStatus): ForgeError {
   const why =
     approved === null
       ? `it was never approved (its source has SHA-256 ${status.sha256})`
-      : `its source changed since it was approved: it has SHA-256 ${status.sha256}, the approved source had ${approved}`;
+      : status.state === 'untrusted'
+        ? `it is approved upstream by ${status.approval!.approvedBy} (${APPROVALS_PATH}), not trusted here: no person approved SHA-256 ${status.sha256} on this machine`
+        : `its source changed since it was approved: it has SHA-256 ${status.sha256}, the approved source had ${approved}`;
   return new ForgeError('TOOL_NOT_APPROVED', `Repository tool ${status.name} (${status.path}) cannot run: ${why}. Nothing was changed.`, {
     data: { tool: status.name, path: status.path, sha256: status.sha256, approvedSha256: approved },
-    hint: `A person must review ${status.path} (forge tools diff ${status.name}) and approve it with forge tools approve ${status.name} (--session <id> for a session branch). Do not call it again until then; continue with the built-in tools or end the turn and say it needs approval.`,
+    hint: `A person must review ${status.path} (forge tools diff ${status.name}) and approve it with forge tools approve ${status.name} --sha256 ${status.sha256} (--session <id> for a session branch). Do not call it again until then; continue with the built-in tools or end the turn and say it needs approval.`,
   });
 }

@@ -8,4 +8,5 @@ export { QuickJsSandbox, loadQuickJs, type LoadQuickJs, type QuickJsModules, typ
 export { RepoTools, registryWithRepoTools, type RepoToolsOptions } from './repo-tools';
 export type { SandboxVfs, ToolModuleInfo, WasmSandbox } from './wasm-sandbox';
 export { CONFIG_PATH, repoToolLimitsFromConfig } from './config';
+export { LocalToolTrust, TRUST_FILE, type ToolTrust, type TrustEntry } from './trust';
 export { diffTool, listTools, type ToolDiff, type ToolListing } from './report';

@@ -19,6 +19,9 @@ export interface ToolListing {
   approvedSha256?: string;
   approvedBy?: string;
   approvedAt?: string;
+  /** Who approved the current source on this machine (state approved). */
+  trustedBy?: string;
+  trustedAt?: string;
   problem?: string;
 }
 
@@ -31,6 +34,7 @@ export async function listTools(base: readonly AnyToolDefinition[], repoTools: R
 function listing(status: RepoToolStatus): ToolListing {
   const out: ToolListing = { name: status.name, kind: 'repository', state: status.state, path: status.path, sha256: status.sha256 };
   if (status.approval) Object.assign(out, { approvedSha256: status.approval.sha256, approvedBy: status.approval.approvedBy, approvedAt: status.approval.approvedAt });
+  if (status.trust) Object.assign(out, { trustedBy: status.trust.trustedBy, trustedAt: status.trust.trustedAt });
   if (status.problem) out.problem = status.problem;
   return out;
 }
@@ -41,15 +45,31 @@ export interface ToolDiff {
   state: RepoToolState;
   sha256: string;
   approvedSha256: string | null;
-  /** Unified diff from the approved source to the current one ('' when unchanged; the whole file when never approved). */
+  /** Who approved upstream (the committed record), when someone did. */
+  approvedBy: string | null;
+  /**
+   * What the diff starts from: the committed approval's source (changed), the source last
+   * approved on this machine (untrusted: an upstream approval is reviewed against what this
+   * person trusted before), or nothing (the whole file).
+   */
+  base: 'approved' | 'trusted-here' | 'none';
+  /** Unified diff from the base to the current source ('' when approved as it is). */
   diff: string;
 }
 
 export async function diffTool(repoTools: RepoTools, vfs: Vfs, readBlob: (oid: string) => Promise<Uint8Array>, name: string): Promise<ToolDiff> {
   const source = await readToolSource(vfs, name);
-  const status = await toolStatus(name, source, await readApprovals(vfs), repoTools.reservedNames, (b) => repoTools.hashOf(b));
+  const status = await toolStatus(name, source, await readApprovals(vfs), repoTools.reservedNames, (b) => repoTools.hashOf(b), repoTools.trust);
   const decoder = new TextDecoder();
-  const before = status.approval ? decoder.decode(await readBlob(status.approval.blob)) : null;
+  let baseBlob: string | null = null;
+  let base: ToolDiff['base'] = 'none';
+  if (status.state === 'changed' && status.approval) [baseBlob, base] = [status.approval.blob, 'approved'];
+  if (status.state === 'untrusted') {
+    const previous = await repoTools.trust.latest(name);
+    if (previous) [baseBlob, base] = [previous.blob, 'trusted-here'];
+  }
+  // A blob the trust list names may be gone from this repository (gc): then the whole file.
+  const before = baseBlob === null ? null : await readBlob(baseBlob).then((b) => decoder.decode(b), () => ((base = 'none'), null));
   const after = decoder.decode(source);
   return {
     tool: name,
@@ -57,6 +77,8 @@ export async function diffTool(repoTools: RepoTools, vfs: Vfs, readBlob: (oid: s
     state: status.state,
     sha256: status.sha256,
     approvedSha256: status.approval?.sha256 ?? null,
+    approvedBy: status.approval?.approvedBy ?? null,
+    base,
     diff: status.state === 'approved' ? '' : unifiedDiff(status.path, before, after),
   };
 }

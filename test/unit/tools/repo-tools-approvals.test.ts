@@ -32,7 +32,7 @@ describe('approvals file', () => {
     expect(nameProblem('__proto__', new Set())).toMatch(/reserved/);
     const file = withApproval(EMPTY_APPROVALS, 'fmt', a);
     expect(Object.keys(parseApprovals(serializeApprovals(file)).tools)).toEqual(['fmt']);
-    for (const name of ['constructor', 'toString', 'hasOwnProperty']) expect(stateOf(name, a.sha256, file, null)).toBe('unapproved');
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) expect(stateOf(name, a.sha256, file, null, true)).toBe('unapproved');
   });
 
   it('a missing file approves nothing; a damaged one is an error naming the file', () => {
@@ -53,9 +53,11 @@ describe('approvals file', () => {
 
   it('states: approved only for the exact hash; names of built-ins and invalid names are refused', () => {
     const file = withApproval(EMPTY_APPROVALS, 'fmt', { sha256: 'a'.repeat(64), blob: 'b'.repeat(40), approvedBy: 'P <p@x>', approvedAt: '2026-01-01T00:00:00.000Z' });
-    expect(stateOf('fmt', 'a'.repeat(64), file, null)).toBe('approved');
-    expect(stateOf('fmt', 'c'.repeat(64), file, null)).toBe('changed');
-    expect(stateOf('other', 'a'.repeat(64), file, null)).toBe('unapproved');
+    expect(stateOf('fmt', 'a'.repeat(64), file, null, true)).toBe('approved');
+    // Committed, but no person approved it on this machine: it does not run.
+    expect(stateOf('fmt', 'a'.repeat(64), file, null, false)).toBe('untrusted');
+    expect(stateOf('fmt', 'c'.repeat(64), file, null, true)).toBe('changed');
+    expect(stateOf('other', 'a'.repeat(64), file, null, true)).toBe('unapproved');
     expect(nameProblem('write_file', new Set(['write_file']))).toMatch(/built-in/);
     expect(nameProblem('has space', new Set())).toMatch(/a-zA-Z0-9_-/);
     expect(nameProblem('fine_name', new Set(['write_file']))).toBeNull();

@@ -35,6 +35,9 @@ describe.each(MEMFS_BACKENDS)('CommitVfs on $name', (backend) => {
     expect(text(await v.readFile('docs/日本語.md'))).toBe('jp');
     expect(text(await v.readFile('link'))).toBe('README.md');
     expect(text(await v.readFile('./a/b.c'))).toBe('b');
+    // Issue 24: a "." component means the same wherever it stands (path=./README.md and a/./b alike).
+    expect(text(await v.readFile('a/./b.c'))).toBe('b');
+    expect(text(await v.readFile('a/b.c/.'))).toBe('b');
   });
 
   it('lists a directory sorted by name with types and modes, and walks every file sorted by path', async () => {
@@ -70,7 +73,7 @@ describe.each(MEMFS_BACKENDS)('CommitVfs on $name', (backend) => {
     expect(await codeOf(v.readFile('a'))).toBe('PATH_IS_DIRECTORY');
     expect(await codeOf(v.list('a.c'))).toBe('PATH_NOT_DIRECTORY');
     expect(await codeOf(v.list('nope'))).toBe('PATH_NOT_FOUND');
-    for (const bad of ['../x', '/abs', 'a//b', 'a/./b', 'a/../b', 'nul\0']) expect([bad, await codeOf(v.readFile(bad))]).toEqual([bad, 'PATH_INVALID']);
+    for (const bad of ['../x', '/abs', 'a//b', 'a/./../b', 'a/../b', 'nul\0', './/a']) expect([bad, await codeOf(v.readFile(bad))]).toEqual([bad, 'PATH_INVALID']);
   });
 
   it('shows a submodule (gitlink) as such and refuses to read it as a file', async () => {

@@ -39,6 +39,11 @@ export interface FsPromises {
   chmod?(path: string, mode: number): Promise<void>;
   appendFile?(path: string, data: Uint8Array | string): Promise<void>;
   truncate?(path: string, length: number): Promise<void>;
+  /**
+   * Where the fs buffers what it wrote (lightning-fs keeps its directory tree in memory and
+   * saves it to IndexedDB 500 ms after the last write): save it now. See flushWrites.
+   */
+  flush?(): Promise<void>;
 }
 
 /** Synchronous calls used by the fast paths (node's fs and memfs both have them). */
@@ -160,6 +165,7 @@ export function withSyncPromises(fs: GitFs): GitFs {
     lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p.lstat(path),
     readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p.readlink(path),
     symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p.symlink(target, path),
+    ...(p.flush ? { flush: () => p.flush!() } : {}),
   };
   // Bound: memfs's calls are methods of its volume.
   const calls = Object.fromEntries(SYNC_CALLS.map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)])) as unknown as FsSync;

@@ -4,7 +4,7 @@
 // bundled with esbuild (lightning-fs, the scenarios and the bench) and QuickJS's packages behind
 // an import map. Plain JS so that both vitest and `node bench/browser-bench.mjs` load it.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,37 @@ export function chromiumProblem() {
   if (!existsSync(CHROMIUM_PATH)) return `No Chromium at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set FORGE_CHROMIUM.`;
   if (!existsSync(join(ROOT, 'dist', 'browser.js'))) return 'No dist/browser.js: run npm run build.';
   return null;
+}
+
+/**
+ * Whether the tests that need Chromium are skipped: when it is missing, so that `npm test` passes
+ * on a machine with Node, npm and git only, unless FORGE_REQUIRE_BROWSER=1 (set by .ci/run),
+ * which makes them run and fail. Every such test is under `describe.skipIf(chromiumSkipped())`;
+ * test/global-setup.ts names the files that use it in one line when they are skipped.
+ */
+export function chromiumSkipped(env = process.env) {
+  return chromiumProblem() !== null && env.FORGE_REQUIRE_BROWSER !== '1';
+}
+
+/** The test files that hold Chromium tests (they call chromiumSkipped()). */
+export function chromiumTestFiles() {
+  const dir = join(ROOT, 'test', 'browser');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.test.ts') && readFileSync(join(dir, name), 'utf8').includes('chromiumSkipped()'))
+    .map((name) => `test/browser/${name}`)
+    .sort();
+}
+
+/**
+ * The line `npm test` prints when the Chromium tests are skipped, and the error it stops with
+ * when FORGE_REQUIRE_BROWSER=1 asks for them; null when Chromium is there.
+ */
+export function chromiumSkipNotice(env = process.env) {
+  const problem = chromiumProblem();
+  if (problem === null) return null;
+  const files = chromiumTestFiles().join(', ');
+  if (env.FORGE_REQUIRE_BROWSER === '1') return { fail: true, line: `FORGE_REQUIRE_BROWSER=1 but the Chromium tests cannot run (${files}): ${problem}` };
+  return { fail: false, line: `Skipped the Chromium tests in ${files}: ${problem} (FORGE_REQUIRE_BROWSER=1 makes this a failure, as in .ci/run).` };
 }
 
 async function pageBundle() {

@@ -19,7 +19,7 @@ import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
 import { makeRepo } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
-import { openHarness, type Harness } from './chromium.mjs';
+import { chromiumSkipped, openHarness, type Harness } from './chromium.mjs';
 import { fromBase64, memfsWith, readDir, toBase64, writeDir, type FileMap } from './repo-files';
 import { REPO_TOOL_FILES, SPIN_LIMIT_MS, runRepoToolScenario, type RepoToolOutcome } from './repo-tools-scenario';
 
@@ -92,7 +92,7 @@ describe('repository tools give the same commits in Node and in Chromium', () =>
     expectFsckClean(exportGitdir(fs, GITDIR));
   });
 
-  describe('headless Chromium on lightning-fs (IndexedDB), through dist/browser.js', () => {
+  describe.skipIf(chromiumSkipped())('headless Chromium on lightning-fs (IndexedDB), through dist/browser.js', () => {
     let harness: Harness;
     beforeAll(async () => {
       harness = await openHarness();

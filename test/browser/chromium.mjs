@@ -133,6 +133,27 @@ function serveGit(root, request, response, path) {
   });
 }
 
+/** A tab on the test page: `call` runs a forgeTest method, `reload` reloads it (no waiting before) until it is ready again. */
+async function openTab(context, origin) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const ready = () =>
+    page.waitForFunction(() => 'forgeTest' in globalThis, undefined, { timeout: 30_000 }).catch((error) => {
+      throw new Error(`The test page did not start: ${errors.join('; ') || error.message}`);
+    });
+  await page.goto(`${origin}/`);
+  await ready();
+  return {
+    call: (name, ...args) => page.evaluate(([n, a]) => globalThis.forgeTest[n](...a), [name, args]),
+    async reload() {
+      await page.reload();
+      await ready();
+    },
+    close: () => page.close(),
+  };
+}
+
 /**
  * A page ready to run `window.forgeTest` methods; `call(name, ...args)` runs one and returns its
  * (JSON-serializable) result. `close()` ends the browser and the server. With `gitRoot`, the
@@ -161,17 +182,15 @@ export async function openHarness({ gitRoot } = {}) {
   const { port } = server.address();
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => 'forgeTest' in globalThis, undefined, { timeout: 30_000 }).catch((error) => {
-      throw new Error(`The test page did not start: ${errors.join('; ') || error.message}`);
-    });
+    const origin = `http://127.0.0.1:${port}`;
+    const context = await browser.newContext();
+    const tab = await openTab(context, origin);
     return {
+      ...tab,
       browserVersion: browser.version(),
-      origin: `http://127.0.0.1:${port}`,
-      call: (name, ...args) => page.evaluate(([n, a]) => globalThis.forgeTest[n](...a), [name, args]),
+      origin,
+      // Another tab of the same origin and storage (IndexedDB, Web Locks).
+      newTab: () => openTab(context, origin),
       async close() {
         await browser.close();
         await new Promise((ok) => server.close(ok));

@@ -72,7 +72,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
   if (head === null) throw new ForgeError('SESSION_NOT_FOUND', `No session ${id} (no branch forge/session/${id}).`, { data: { id } });
   const ontoName = options.onto ?? 'HEAD';
   const onto = await repo.resolveCommit(ontoName);
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? (() => repo.now());
 
   // Pending work sits on the head (a journal on an older head is a finished or lost turn).
   const pending = await new FsJournal(repo.fs, repo.commonDir, id).load();

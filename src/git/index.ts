@@ -25,3 +25,4 @@ export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, asGitFs, ty
 export { listTreeFiles, FILE_MODES, type TreeFiles, type TreeBytesReader } from './tree-files';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';
 export { applyTreeChanges } from './tree-files-delta';
+export { parseGitDate, formatZone, type GitDate } from './git-date';

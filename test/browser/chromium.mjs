@@ -63,7 +63,7 @@ async function pageBundle() {
     write: false,
     logLevel: 'silent',
     // The engine is the shipped bundle, fetched by the page itself.
-    external: ['/browser.js'],
+    external: ['/browser.js', '/browser-repo-tools.js'],
   });
   return result.outputFiles[0].text;
 }
@@ -169,6 +169,7 @@ export async function openHarness({ gitRoot } = {}) {
     },
     '/page.js': { type: 'text/javascript', body: await pageBundle() },
     '/browser.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser.js')) },
+    '/browser-repo-tools.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser-repo-tools.js')) },
   };
   const server = createServer((request, response) => {
     const pathname = new URL(request.url ?? '/', 'http://x').pathname;

@@ -11,6 +11,7 @@ import { runRepoToolScenario, type RepoToolOutcome } from './repo-tools-scenario
 import { runScenario, type ForgeApi, type ScenarioOutcome } from './scenario';
 
 const ENGINE_URL = '/browser.js';
+const REPO_TOOLS_URL = '/browser-repo-tools.js';
 let engine: Promise<ForgeApi> | null = null;
 const api = (): Promise<ForgeApi> => (engine ??= import(/* @vite-ignore */ ENGINE_URL) as Promise<ForgeApi>);
 
@@ -93,8 +94,8 @@ const forgeTest = {
     return { head, turn: turn.commit, files: await dump(fs, `${dir}/.git`) };
   },
   /**
-   * The repository-tool scenario on a fresh IndexedDB. `sandbox`: "default" lets dist/browser.js
-   * import QuickJS (resolved by the page's import map, the .wasm found next to the variant);
+   * The repository-tool scenario on a fresh IndexedDB. `sandbox`: "default" lets
+   * dist/browser-repo-tools.js import QuickJS (resolved by the page's import map, the .wasm found next to the variant);
    * "options" hands it this page's own bundled copy of the packages and a compiled
    * WebAssembly.Module (that copy would look for the .wasm next to page.js, where there is none).
    */
@@ -102,10 +103,12 @@ const forgeTest = {
     const fs = openFs(dbName, true);
     await load(fs, gitdir, files);
     const forge = await api();
+    // forge-engine/browser/repo-tools: the sandbox apart from the engine (its ForgeError is /browser.js's).
+    const { QuickJsSandbox } = (await import(/* @vite-ignore */ REPO_TOOLS_URL)) as typeof import('../../src/browser-repo-tools');
     const box =
       sandbox === 'default'
-        ? new forge.QuickJsSandbox()
-        : new forge.QuickJsSandbox({
+        ? new QuickJsSandbox()
+        : new QuickJsSandbox({
             modules: async () => ({ core: await import('quickjs-emscripten-core'), variant: await import('@jitl/quickjs-wasmfile-release-sync') }),
             wasm: await WebAssembly.compileStreaming(fetch('/node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm')),
           });

@@ -92,7 +92,11 @@ export interface GitFsInput extends Omit<Partial<FsSync>, 'readdirSync' | 'readF
   promises: Omit<FsPromises, 'readdir' | 'readFile' | 'readlink' | 'stat' | 'lstat'> & {
     readdir(path: string): Promise<unknown[]>;
     readlink(path: string): Promise<unknown>;
-    readFile(path: string, encoding?: 'utf8'): Promise<unknown>;
+    // Two signatures, not one with an optional encoding: @types/node 24+ declares node's
+    // readFile as overloads none of which takes `'utf8' | undefined`, but each of these two
+    // is met by one of them (and by memfs's and lightning-fs's).
+    readFile(path: string): Promise<unknown>;
+    readFile(path: string, encoding: 'utf8'): Promise<unknown>;
     // memfs's stats may hold bigints (with the bigint option, which the engine never passes).
     stat(path: string): Promise<FsStatInput>;
     lstat(path: string): Promise<FsStatInput>;

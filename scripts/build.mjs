@@ -18,6 +18,9 @@
 //    where no .wasm is (a bundler such as webpack fails on it);
 //  - dist/repo-tool-worker.cjs: the worker thread repository tools run in (Node), started by
 //    the CLI and the library's NodeWorkerSandbox; QuickJS stays external as in forge.cjs;
+//  - dist/browser-repo-tools.js: `forge-engine/browser/repo-tools`, the QuickJS sandbox alone
+//    (dist/browser.js has no QuickJS import at all, so vite emits no .wasm for an app that never
+//    runs a repository tool); it imports ForgeError from ./browser.js;
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
 //    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
 //    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
@@ -55,7 +58,7 @@ async function bundle(options) {
 const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist, 'index.js'), packages: 'external', format: 'esm', sourcemap: false });
 // QuickJS, for repository tools alone (see the header); scripts/check-browser.mjs still checks its browser build.
 const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
-const browser = await bundleBrowser();
+const browser = { ...(await bundleBrowser()), ...(await bundleBrowserRepoTools()) };
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
@@ -103,6 +106,37 @@ function emitDeclarations() {
   }
   // tsc leaves the buildinfo untouched when nothing changed: touch it so the check above holds.
   utimesSync(buildInfo, new Date(), new Date());
+}
+
+/**
+ * `forge-engine/browser/repo-tools` (src/browser-repo-tools.ts): the QuickJS sandbox, apart from
+ * dist/browser.js so that an app's bundler sees no QuickJS unless the app imports this. Its imports
+ * of src/errors become `./browser.js`, which exports the same names: one ForgeError class for both
+ * files (a copy would fail `instanceof` and turn the sandbox's error codes into INTERNAL).
+ */
+async function bundleBrowserRepoTools() {
+  const errorsIndex = join(process.cwd(), 'src', 'errors', 'index.ts');
+  const sharedErrors = {
+    name: 'errors-from-browser-entry',
+    setup(b) {
+      b.onResolve({ filter: /\/errors$/ }, (args) => (join(args.resolveDir, args.path, 'index.ts') === errorsIndex ? { path: './browser.js', external: true } : undefined));
+    },
+  };
+  const result = await build({
+    entryPoints: ['src/browser-repo-tools.ts'],
+    outfile: join(dist, 'browser-repo-tools.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    external: BROWSER_LOADED_WHEN_NEEDED,
+    plugins: [sharedErrors],
+  });
+  return Object.fromEntries(result.outputFiles.map((f) => [f.path.split('/').pop(), f.contents]));
 }
 
 /** The browser entry: platform browser, so that a node:* import or builtin fails the build. */

@@ -42,9 +42,10 @@ export async function checkBrowserEntry(entry = 'src/browser.ts') {
   }
   // esbuild heads each module of an unminified bundle with a `// <path>` comment.
   const text = result.outputFiles[0].text;
-  const modules = text.split(/\n(?=\/\/ (?:src|node_modules)\/)/);
+  // A symlinked node_modules (a git worktree's) is named by its real path: `../../x/node_modules/`.
+  const modules = text.split(/\n(?=\/\/ (?:\S*\/)?(?:src|node_modules)\/)/);
   for (const chunk of modules) {
-    const path = /^\/\/ (\S+)/.exec(chunk)?.[1] ?? '(bundle prologue)';
+    const path = /^\/\/ (\S+)/.exec(chunk)?.[1]?.replace(/^(?:\.\.\/)+\S*?(?=node_modules\/)/, '') ?? '(bundle prologue)';
     for (const name of NODE_GLOBALS) {
       const uses = chunk.split(marker(name)).length - 1;
       if (uses === 0) continue;

@@ -5,9 +5,10 @@
  * with the promise API, e.g. @isomorphic-git/lightning-fs over IndexedDB. Its import graph holds
  * no node:* module and no Node global (scripts/check-browser.mjs, run by the tests). The export
  * root entry is this API plus what needs Node (src/index.ts; a test compares the two).
- * Repository tools are here too: QuickJS is imported the first time one runs, and dist/browser.js
- * leaves its packages out (their import() resolved by the application's bundler or import map,
- * or QuickJsSandbox's `modules` option; the .wasm located by its `wasm` option).
+ * Repository tools are here (discovery, approval, the registry), but not their sandbox:
+ * QuickJsSandbox is `forge-engine/browser/repo-tools` (src/browser-repo-tools.ts), so an app that
+ * never runs a repository tool has no QuickJS import in its graph, and a bundler such as vite
+ * emits no 503 KB .wasm for it. Nothing here imports src/tools/repo/index.ts, which re-exports it.
  */
 export { ForgeError, isForgeError, toForgeError, ERROR_CODES, type ErrorCode, type ErrorKind, type ForgeErrorOptions } from './errors';
 
@@ -129,31 +130,14 @@ export {
   type AnyToolDefinition,
 } from './tools';
 
-export {
-  QuickJsSandbox,
-  RepoTools,
-  registryWithRepoTools,
-  approveRepoTool,
-  listTools,
-  diffTool,
-  DEFAULT_REPO_TOOL_LIMITS,
-  APPROVALS_PATH,
-  LocalToolTrust,
-  TRUST_FILE,
-  type ToolTrust,
-  type TrustEntry,
-  type WasmSandbox,
-  type SandboxVfs,
-  type RepoToolLimits,
-  type RepoToolStatus,
-  type RepoToolsOptions,
-  type ApproveOptions,
-  type ApproveResult,
-  type LoadQuickJs,
-  type QuickJsModules,
-  type QuickJsSandboxOptions,
-  type QuickJsWasm,
-} from './tools/repo';
+export { RepoTools, registryWithRepoTools, type RepoToolsOptions } from './tools/repo/repo-tools';
+export { approveRepoTool, type ApproveOptions, type ApproveResult } from './tools/repo/approve';
+export { listTools, diffTool } from './tools/repo/report';
+export { DEFAULT_REPO_TOOL_LIMITS, type RepoToolLimits } from './tools/repo/limits';
+export { APPROVALS_PATH } from './tools/repo/approvals';
+export type { RepoToolStatus } from './tools/repo/discover';
+export type { WasmSandbox, SandboxVfs } from './tools/repo/wasm-sandbox';
+export { LocalToolTrust, TRUST_FILE, type ToolTrust, type TrustEntry } from './tools/repo/trust';
 
 export { SessionToolRunner, type ToolCallInput, type ToolCallOptions } from './agent/tool-calls';
 export {

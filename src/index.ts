@@ -6,6 +6,7 @@
  * Node users pass `nodePlatform` to Repository.open.
  */
 export * from './browser';
+export * from './browser-repo-tools';
 export { nodePlatform } from './git/node/platform';
 export { nodeWorktreeSync } from './branches/node/worktree-sync';
 export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';

@@ -158,7 +158,7 @@ export async function planMerge(repo: Repository, source: MergeSide, target: Mer
 }
 
 export async function applyMerge(repo: Repository, plan: MergePlan, options: MergeOptions = {}, update?: BranchUpdate): Promise<MergeResult> {
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? (() => repo.now());
   const dryRun = options.dryRun ?? false;
   const result: MergeResult = {
     status: plan.kind === 'merge' ? 'merged' : plan.kind,

@@ -79,7 +79,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
   const onto = await repo.resolveCommit(ontoName);
   if (options.expectedHead !== undefined && options.expectedHead !== head) throw movedError(`Session ${id}`, ref, options.expectedHead, head);
   if (options.expectedOnto !== undefined && options.expectedOnto !== onto) throw movedError(ontoName, ontoName, options.expectedOnto, onto);
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? (() => repo.now());
 
   // Pending work sits on the head (a journal on an older head is a finished or lost turn).
   const pending = await new FsJournal(repo.fs, repo.commonDir, id).load();

@@ -6,7 +6,7 @@ import { Repository } from '../git';
 import { nodePlatform } from '../git/node/platform';
 import type { SessionStore } from '../session';
 import { cliGlobals } from './globals';
-import { readIdentitySources } from './identity';
+import { fixedClock, readIdentitySources } from './identity';
 import type { CommonOptions } from './io';
 
 let lastOpened: Repository | undefined;
@@ -33,7 +33,9 @@ export function repoDir(options: CommonOptions): string {
 }
 
 export async function openRepository(options: CommonOptions): Promise<Repository> {
-  lastOpened = await Repository.open({ fs, dir: repoDir(options), platform: nodePlatform, identity: readIdentitySources() });
+  const identity = readIdentitySources();
+  const clock = fixedClock(identity);
+  lastOpened = await Repository.open({ fs, dir: repoDir(options), platform: nodePlatform, identity, ...(clock ? { clock } : {}) });
   return lastOpened;
 }
 

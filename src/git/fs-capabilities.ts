@@ -12,6 +12,9 @@
  *   through this function (another library, or another origin's copy of the engine) is not
  *   excluded; and lightning-fs keeps its directory tree in each tab's memory, so two tabs see
  *   each other's files only after a reload whatever the locking.
+ * - `flushWrites`: what the engine reports done is on storage. lightning-fs writes a file's bytes
+ *   to IndexedDB at once but its directory tree (which names them) only 500 ms after the last
+ *   write, so a tab closed or reloaded right after a commit lost it; `flush()` saves it now.
  */
 import { dirname, errnoCode, type GitFs } from './fs';
 
@@ -51,6 +54,16 @@ async function assertDirectory(fs: GitFs, path: string, code: 'EEXIST' | 'ENOTDI
   if (!(await fs.promises.stat(path)).isDirectory()) {
     throw Object.assign(new Error(`${code}: not a directory, mkdir '${path}'`), { code, path });
   }
+}
+
+/**
+ * Makes everything written so far survive the process or tab, where the fs buffers it (its
+ * `promises.flush()`, which lightning-fs has); node's fs and memfs have nothing to flush (as git
+ * without core.fsync). Called at each point where the engine reports something done: a ref moved
+ * (a turn commit, a session's start, the pending pin), a journal record, a lease taken or let go.
+ */
+export async function flushWrites(fs: GitFs): Promise<void> {
+  await fs.promises.flush?.();
 }
 
 /**

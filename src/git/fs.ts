@@ -39,6 +39,11 @@ export interface FsPromises {
   chmod?(path: string, mode: number): Promise<void>;
   appendFile?(path: string, data: Uint8Array | string): Promise<void>;
   truncate?(path: string, length: number): Promise<void>;
+  /**
+   * Where the fs buffers what it wrote (lightning-fs keeps its directory tree in memory and
+   * saves it to IndexedDB 500 ms after the last write): save it now. See flushWrites.
+   */
+  flush?(): Promise<void>;
 }
 
 /** Synchronous calls used by the fast paths (node's fs and memfs both have them). */
@@ -87,7 +92,11 @@ export interface GitFsInput extends Omit<Partial<FsSync>, 'readdirSync' | 'readF
   promises: Omit<FsPromises, 'readdir' | 'readFile' | 'readlink' | 'stat' | 'lstat'> & {
     readdir(path: string): Promise<unknown[]>;
     readlink(path: string): Promise<unknown>;
-    readFile(path: string, encoding?: 'utf8'): Promise<unknown>;
+    // Two signatures, not one with an optional encoding: @types/node 24+ declares node's
+    // readFile as overloads none of which takes `'utf8' | undefined`, but each of these two
+    // is met by one of them (and by memfs's and lightning-fs's).
+    readFile(path: string): Promise<unknown>;
+    readFile(path: string, encoding: 'utf8'): Promise<unknown>;
     // memfs's stats may hold bigints (with the bigint option, which the engine never passes).
     stat(path: string): Promise<FsStatInput>;
     lstat(path: string): Promise<FsStatInput>;
@@ -160,6 +169,7 @@ export function withSyncPromises(fs: GitFs): GitFs {
     lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p.lstat(path),
     readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p.readlink(path),
     symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p.symlink(target, path),
+    ...(p.flush ? { flush: () => p.flush!() } : {}),
   };
   // Bound: memfs's calls are methods of its volume.
   const calls = Object.fromEntries(SYNC_CALLS.map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)])) as unknown as FsSync;

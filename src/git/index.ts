@@ -20,8 +20,9 @@ export {
 } from './object-codec';
 export { compareTreeEntries, treeNameProblem, symlinkNameProblem, isDotGitName, isHfsDotGit, isNtfsDotGit, type TreeMode } from './tree-names';
 export { portablePlatform, toHex, fromHex, isUtf8, type ByteText, type GitPlatform, type ProcessInfo, type SyncPlatform } from './platform';
-export { mkdirp, createExclusive } from './fs-capabilities';
+export { mkdirp, createExclusive, flushWrites } from './fs-capabilities';
 export { hasSyncApi, withSyncPromises, errnoCode, joinPath, dirname, asGitFs, type GitFs, type GitFsInput, type FsPromises, type FsSync } from './fs';
 export { listTreeFiles, FILE_MODES, type TreeFiles, type TreeBytesReader } from './tree-files';
 export { diffTrees, type TreeChangeEntry, type TreeReader } from './tree-diff';
 export { applyTreeChanges } from './tree-files-delta';
+export { parseGitDate, formatZone, type GitDate } from './git-date';

@@ -7,7 +7,7 @@
  */
 import { ForgeError, toForgeError } from '../errors';
 import { dirname, errnoCode, joinPath, type GitFs } from './fs';
-import { createExclusive, mkdirp } from './fs-capabilities';
+import { createExclusive, flushWrites, mkdirp } from './fs-capabilities';
 import { formatSignature, type Signature } from './object-codec';
 import { refNameProblem } from './ref-name';
 
@@ -131,6 +131,8 @@ export class RefStore {
       if (!renamed) await this.fs.promises.unlink(lock).catch(() => undefined);
     }
     await this.afterUpdate();
+    // Reported done only once it would survive a closed tab (lightning-fs buffers its directory tree).
+    await flushWrites(this.fs);
     return true;
   }
 
@@ -165,6 +167,7 @@ export class RefStore {
     } finally {
       await this.fs.promises.unlink(lock).catch(() => undefined);
     }
+    await flushWrites(this.fs);
   }
 
   private async removePacked(ref: string): Promise<void> {

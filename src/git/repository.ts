@@ -3,6 +3,7 @@
  * every read shares (trees by oid, isomorphic-git's cache object inside the store).
  * fs-agnostic: node's fs, memfs, or lightning-fs, with a platform for hashing and zlib.
  */
+import type { GitDate } from './git-date';
 import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
 import { asGitFs, errnoCode, joinPath, pathExists, withSyncPromises, type GitFs, type GitFsInput } from './fs';
@@ -30,11 +31,20 @@ export interface OpenRepositoryOptions {
    * them here.
    */
   identity?: IdentitySources;
+  /**
+   * The time of everything the engine stamps (commits, session files, tool records) unless an
+   * identity source fixes a date; default: the system clock. A fixed clock (with fixed dates or
+   * an identity's `date`) makes the same calls on the same repository give the same oids, in Node
+   * and in a browser.
+   */
+  clock?: () => Date;
 }
 
 export interface Person {
   name?: string;
   email?: string;
+  /** A fixed date for this role's commits, zone included (what GIT_AUTHOR_DATE / GIT_COMMITTER_DATE say). */
+  date?: GitDate;
 }
 
 export interface IdentitySources {
@@ -83,6 +93,7 @@ export class Repository {
     readonly platform: GitPlatform,
     alternates: string[],
     private readonly identitySources: IdentitySources = {},
+    private readonly clock: () => Date = () => new Date(),
   ) {
     this.config = new RepoConfig(fs, commonDir);
     this.objects = new ObjectStore(fs, commonDir, platform, alternates);
@@ -108,7 +119,7 @@ export class Repository {
     await assertSupportedFormat(config, found.gitdir);
     const bare = await config.getBool('core.bare');
     const workdir = bare === true ? null : found.workdir;
-    return new Repository(fs, found.gitdir, commonDir, workdir, platform, await readAlternates(fs, commonDir), options.identity);
+    return new Repository(fs, found.gitdir, commonDir, workdir, platform, await readAlternates(fs, commonDir), options.identity, options.clock);
   }
 
   get bare(): boolean {
@@ -265,7 +276,17 @@ export class Repository {
    * GIT_COMMITTER_* values passed at open, the repository's author.* / committer.* then user.*
    * config, the user's and system's config passed at open, else Forge <forge@localhost>.
    */
-  async identity(override: Partial<Signature> = {}, now: Date = new Date(), role: IdentityRole = 'author'): Promise<Signature> {
+  /** The repository's clock (Repository.open's `clock`, else the system's). */
+  now(): Date {
+    return this.clock();
+  }
+
+  /**
+   * Who signs a commit in `role`, and when: an explicit override first, then the identity
+   * sources (their fixed `date` included), the repository's config, the defaults; the time is
+   * `now`'s (the caller's clock, else the repository's) in the host's zone unless a date is fixed.
+   */
+  async identity(override: Partial<Signature> = {}, now: Date = this.clock(), role: IdentityRole = 'author'): Promise<Signature> {
     const sources = this.identitySources;
     const pick = async (field: 'name' | 'email') =>
       override[field] ??
@@ -277,8 +298,8 @@ export class Repository {
     return {
       name: await pick('name'),
       email: await pick('email'),
-      timestamp: override.timestamp ?? Math.floor(now.getTime() / 1000),
-      timezoneOffset: override.timezoneOffset ?? -now.getTimezoneOffset(),
+      timestamp: override.timestamp ?? sources[role]?.date?.timestamp ?? Math.floor(now.getTime() / 1000),
+      timezoneOffset: override.timezoneOffset ?? sources[role]?.date?.timezoneOffset ?? -now.getTimezoneOffset(),
     };
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { inputJsonSchema, type AnyToolDefinition, type JsonSchema } from '../tools';
+import { inputJsonSchema, withNullableOptionals, type AnyToolDefinition, type JsonSchema } from '../tools';
 import { OUTPUT_SCHEMAS } from './output-schemas';
 
 /**
@@ -24,11 +24,15 @@ export function toolAnnotations(tool: Pick<AnyToolDefinition, 'sideEffects' | 'd
   };
 }
 
-/** The JSON Schema of a zod object for MCP (no `$schema`: clients validate with draft-07 validators too). */
+/**
+ * The JSON Schema of a zod object for MCP (no `$schema`: clients validate with draft-07 validators
+ * too). An input's optional properties also allow null: the server drops nulls before it
+ * validates (parseToolInput), and says so.
+ */
 export function objectJsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'throw' }) as JsonSchema;
   delete json.$schema;
-  return json as Tool['inputSchema'];
+  return (io === 'input' ? withNullableOptionals(json) : json) as Tool['inputSchema'];
 }
 
 export function outputSchemaOf(tool: AnyToolDefinition): z.ZodObject | undefined {
@@ -42,7 +46,7 @@ export function registryToolDescriptor(tool: AnyToolDefinition, extendOutput?: (
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
+    inputSchema: withNullableOptionals(inputJsonSchema(tool)) as Tool['inputSchema'],
     ...(output ? { outputSchema: objectJsonSchema(output, 'output') } : {}),
     annotations: toolAnnotations(tool),
   };

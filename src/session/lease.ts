@@ -3,7 +3,14 @@
  * the process that holds the session's pending layer (pid, host, a per-process token). A
  * second process that opens the session for writing gets SESSION_BUSY naming the holder. A
  * lease whose holder is gone (same host, pid not running) is taken over; one held on another
- * host, or where liveness cannot be probed (a browser), is never taken silently.
+ * host, or where liveness cannot be probed, is never taken silently.
+ *
+ * In a browser (no ProcessInfo, and the Web Locks API) a pid means nothing: the holder is the tab
+ * (or worker), and the lease file is backed by a Web Lock named after it, held from the lease's
+ * taking until it is given up or the tab goes (the browser lets go of a closed or reloaded tab's
+ * locks). A second live tab cannot get that lock: SESSION_BUSY. A tab that gets it while the file
+ * names another tab knows that tab is gone, and takes its lease over with its journal, so a
+ * reloaded tab gets its session back with its pending edits.
  *
  * Within one process the lease is shared: several Session objects of one session in one process
  * are the library user's to coordinate, as before. Every journal write checks that the lease is
@@ -11,7 +18,7 @@
  * instead of clobbering the new holder's journal.
  */
 import { ForgeError, toForgeError } from '../errors';
-import { createExclusive, dirname, errnoCode, joinPath, mkdirp, type GitFs, type ProcessInfo } from '../git';
+import { createExclusive, dirname, errnoCode, flushWrites, joinPath, mkdirp, type GitFs, type ProcessInfo } from '../git';
 
 interface LeaseRecord {
   pid: number;
@@ -27,11 +34,49 @@ const PROCESS_TOKEN = randomToken();
 const holdersInProcess = new Map<string, number>();
 
 const UNKNOWN_PROCESS: ProcessInfo = { pid: 0, host: 'unknown', isAlive: () => undefined };
+/** The host a tab's lease names: its liveness is its Web Lock, not a pid. */
+const TAB_HOST = 'browser-tab';
+const TAB_PROCESS: ProcessInfo = { pid: 0, host: TAB_HOST, isAlive: () => undefined };
 const TAKEOVER_ATTEMPTS = 4;
+
+interface LockManagerLike {
+  request(name: string, options: { ifAvailable?: boolean; steal?: boolean }, callback: (lock: unknown) => unknown): Promise<unknown>;
+}
+
+/**
+ * The Web Locks API of a browser tab or worker; null in Node (whose navigator.locks, where it
+ * has one, is private to one process, so it could not tell that another process still runs).
+ */
+function tabLocks(): LockManagerLike | null {
+  const g = globalThis as { navigator?: { locks?: LockManagerLike }; process?: { versions?: { node?: string } } };
+  if (g.process?.versions?.node !== undefined) return null;
+  const locks = g.navigator?.locks;
+  return locks && typeof locks.request === 'function' ? locks : null;
+}
+
+/** The Web Locks this tab holds for its leases, by lease file: each lets go of its lock. */
+const tabHolds = new Map<string, () => void>();
+
+/** Takes the lock if no one holds it and keeps it until the returned function is called; null when held. */
+function holdLock(locks: LockManagerLike, name: string, onLost: () => void): Promise<(() => void) | null> {
+  return new Promise((resolve, reject) => {
+    let granted = false;
+    locks
+      .request(name, { ifAvailable: true }, (lock) => {
+        if (lock === null) return resolve(null);
+        granted = true;
+        return new Promise<void>((release) => resolve(() => release()));
+      })
+      // Rejected once granted: another tab stole it (a forced discard).
+      .catch((error: unknown) => (granted ? onLost() : reject(error)));
+  });
+}
 
 export class SessionLease {
   private readonly path: string;
   private readonly me: ProcessInfo;
+  /** Set in a browser: the lease is backed by a Web Lock held for the tab's life. */
+  private readonly locks: LockManagerLike | null;
 
   constructor(
     private readonly fs: GitFs,
@@ -41,7 +86,12 @@ export class SessionLease {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.path = joinPath(commonDir, 'forge', 'pending', `${sessionId}.lease`);
-    this.me = processInfo ?? UNKNOWN_PROCESS;
+    this.locks = processInfo === undefined ? tabLocks() : null;
+    this.me = processInfo ?? (this.locks ? TAB_PROCESS : UNKNOWN_PROCESS);
+  }
+
+  private get lockName(): string {
+    return `forge-engine:lease:${this.path}`;
   }
 
   get file(): string {
@@ -53,9 +103,32 @@ export class SessionLease {
    * true when this process did not hold it before (whatever another process left is to be read).
    */
   async acquire(): Promise<boolean> {
-    const taken = await this.take();
+    const lockTaken = await this.holdTabLock();
+    let taken: boolean;
+    try {
+      taken = await this.take();
+    } catch (error) {
+      if (lockTaken) this.letGoOfTabLock();
+      throw error;
+    }
     holdersInProcess.set(this.path, (holdersInProcess.get(this.path) ?? 0) + 1);
     return taken;
+  }
+
+  /** In a browser: this tab's Web Lock for the lease, or SESSION_BUSY while a live tab holds it. true when taken now. */
+  private async holdTabLock(): Promise<boolean> {
+    if (this.locks === null || tabHolds.has(this.path)) return false;
+    const release = await holdLock(this.locks, this.lockName, () => {
+      if (tabHolds.get(this.path) === release) tabHolds.delete(this.path);
+    });
+    if (release === null) throw this.busy((await this.read().catch(() => null)) ?? null);
+    tabHolds.set(this.path, release);
+    return true;
+  }
+
+  private letGoOfTabLock(): void {
+    tabHolds.get(this.path)?.();
+    tabHolds.delete(this.path);
   }
 
   private async take(): Promise<boolean> {
@@ -103,16 +176,27 @@ export class SessionLease {
       return;
     }
     holdersInProcess.delete(this.path);
-    const holder = await this.read().catch(() => null);
-    if (holder?.token !== PROCESS_TOKEN) return;
-    await this.fs.promises.unlink(this.path).catch(() => undefined);
+    try {
+      const holder = await this.read().catch(() => null);
+      if (holder?.token !== PROCESS_TOKEN) return;
+      await this.fs.promises.unlink(this.path).catch(() => undefined);
+      await flushWrites(this.fs);
+    } finally {
+      this.letGoOfTabLock();
+    }
   }
 
   /** Removes whoever's lease it is (forced discard); the holder's next write fails with SESSION_BUSY. */
   async breakLease(): Promise<void> {
+    if (this.locks !== null) {
+      // The holding tab's lock is taken from it (and given up at once): its next write finds the file gone.
+      this.letGoOfTabLock();
+      await this.locks.request(this.lockName, { steal: true }, () => undefined);
+    }
     await this.fs.promises.unlink(this.path).catch((error: unknown) => {
       if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
     });
+    await flushWrites(this.fs);
   }
 
   /** The holder; null: unreadable; undefined: no lease. */
@@ -132,6 +216,8 @@ export class SessionLease {
 
   /** Whether a live process could still hold it: only a process of this host, known gone, is stale. */
   private isStale(holder: LeaseRecord): boolean {
+    // A tab's lease: this tab holds its Web Lock now, so the tab that wrote it is gone.
+    if (this.locks !== null) return holder.host === TAB_HOST;
     return holder.host === this.me.host && this.me.isAlive(holder.pid) === false;
   }
 
@@ -140,6 +226,7 @@ export class SessionLease {
     try {
       // Exclusive on every supported fs (lightning-fs ignores `wx`: see git/fs-capabilities.ts).
       await createExclusive(this.fs, this.path, JSON.stringify(record) + '\n');
+      await flushWrites(this.fs);
       return true;
     } catch (error) {
       if (errnoCode(error) === 'EEXIST') return false;
@@ -169,7 +256,7 @@ export class SessionLease {
   }
 
   private busy(holder: LeaseRecord | null): ForgeError {
-    const who = holder ? describe(holder) : 'another process (its lease file is unreadable)';
+    const who = holder ? describe(holder) : this.locks !== null ? 'another live tab or worker of this origin' : 'another process (its lease file is unreadable)';
     return new ForgeError('SESSION_BUSY', `Session ${this.sessionId} is open for writing in ${who}; one writer per session at a time.`, {
       data: { session: this.sessionId, lease: this.path, ...(holder ? { holder: { pid: holder.pid, host: holder.host, since: holder.since } } : {}) },
       hint: `Stop that process (or wait for it to finish), or work in another session. If it is gone and was on another machine, "forge session discard ${this.sessionId} --force" or removing ${this.path} frees the session.`,
@@ -187,6 +274,7 @@ function parseLease(text: string): LeaseRecord | null {
 }
 
 function describe(holder: LeaseRecord): string {
+  if (holder.host === TAB_HOST) return `another live tab or worker of this origin (since ${holder.since})`;
   return `process ${holder.pid} on ${holder.host} (since ${holder.since})`;
 }
 

@@ -85,7 +85,8 @@ export class SessionStore {
 
   constructor(
     readonly repo: Repository,
-    now: () => Date = () => new Date(),
+    /** The session's clock (state times, commits); default: the repository's (Repository.open's `clock`). */
+    now: () => Date = () => repo.now(),
   ) {
     this.ctx = { repo, now };
   }

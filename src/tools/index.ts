@@ -23,7 +23,7 @@ export { disabledInModeMessage, isAvailableInMode } from './modes';
 export { checkPath, checkPathSyntax, isDeniedPath, isGitDirName, isVisiblePath, type PathArg, type PathRole } from './sandbox';
 export { assertFresh, forgetSeen, freshnessProblem, recordSeen } from './read-tracking';
 export { sha256Hex } from './hash';
-export { inputJsonSchema, strictSchemaProblems, toAnthropicTool, toOpenAiTool, TOOL_NAME_PATTERN, type AnthropicToolSchema, type JsonSchema, type OpenAiToolSchema } from './json-schema';
+export { inputJsonSchema, withNullableOptionals, strictSchemaProblems, toAnthropicTool, toOpenAiTool, TOOL_NAME_PATTERN, type AnthropicToolSchema, type JsonSchema, type OpenAiToolSchema } from './json-schema';
 export type { FileChange } from './recording-vfs';
 export { BUILTIN_TOOLS } from './builtin';
 

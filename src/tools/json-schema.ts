@@ -41,6 +41,29 @@ export function inputJsonSchema(tool: AnyToolDefinition): JsonSchema {
   return schema;
 }
 
+/**
+ * A schema of what `parseToolInput` accepts: it drops null-valued properties on purpose (strict
+ * clients send null for an absent optional field), so every optional property, at any depth,
+ * may also be null. What an MCP client is told, so a strict client does not flag a null it may send.
+ */
+export function withNullableOptionals(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  if (schema.properties && typeof schema.properties === 'object') {
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, property]) => {
+        const inner = withNullableOptionals(property);
+        return [name, required.has(name) ? inner : nullable(inner)];
+      }),
+    );
+  }
+  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) out.items = withNullableOptionals(schema.items as JsonSchema);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[key])) out[key] = (schema[key] as JsonSchema[]).map(withNullableOptionals);
+  }
+  return out;
+}
+
 function allowsNull(schema: JsonSchema): boolean {
   const type = schema.type;
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;

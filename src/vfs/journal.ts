@@ -16,7 +16,7 @@
  * is JOURNAL_CORRUPT.
  */
 import { ForgeError, toForgeError } from '../errors';
-import { dirname, errnoCode, hasSyncApi, joinPath, mkdirp, type GitFs } from '../git';
+import { dirname, errnoCode, flushWrites, hasSyncApi, joinPath, mkdirp, type GitFs } from '../git';
 import type { FileMode } from './types';
 
 export type JournalEntry = { path: string; oid: string; mode: FileMode } | { path: string; deleted: true } | { path: string; reverted: true };
@@ -80,12 +80,19 @@ export class FsJournal implements Journal {
   }
 
   private async loadFrom(path: string): Promise<JournalContent | null> {
-    let text: string;
+    let read: unknown;
     try {
-      text = await this.fs.promises.readFile(path, 'utf8');
+      read = await this.fs.promises.readFile(path, 'utf8');
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
       throw toForgeError(error);
+    }
+    // lightning-fs answers undefined for a file its saved directory tree names but whose bytes
+    // never reached IndexedDB (a tab closed mid-write): like an empty file, nothing was journaled.
+    const text = typeof read === 'string' ? read : '';
+    if (text === '') {
+      if (path === this.path) this.size = undefined;
+      return null;
     }
     const lines = text.split('\n');
     let header: Header;
@@ -101,19 +108,15 @@ export class FsJournal implements Journal {
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
-      let entry: JournalEntry | { state: unknown } | { c: JournalEntry[]; state?: unknown };
-      try {
-        entry = JSON.parse(line) as typeof entry;
-      } catch {
-        // A torn record (a crash or a full disk mid-append): every whole record before it stands.
+      const record = parseRecord(line);
+      if (record === null) {
+        // A torn record (a crash or a full disk mid-append, a cut that still parses as JSON):
+        // every whole record before it stands.
         content.torn = { line: i + 1, dropped: lines.slice(i).filter((l) => l !== '').length };
         break;
       }
-      if ('c' in entry) {
-        for (const change of entry.c) applyEntry(content, change);
-        if ('state' in entry) content.states.push(entry.state);
-      } else if ('state' in entry) content.states.push(entry.state);
-      else applyEntry(content, entry);
+      for (const change of record.changes) applyEntry(content, change);
+      if (record.hasState) content.states.push(record.state);
     }
     if (path === this.path) this.size = text.length === 0 ? undefined : byteLength(text);
     return content;
@@ -162,6 +165,7 @@ export class FsJournal implements Journal {
       throw toForgeError(error);
     }
     this.size = byteLength(text);
+    await flushWrites(this.fs);
   }
 
   append(entry: JournalEntry): Promise<boolean> {
@@ -184,7 +188,10 @@ export class FsJournal implements Journal {
       this.fs.promises.unlink(path).catch((error: unknown) => {
         if (errnoCode(error) !== 'ENOENT') throw toForgeError(error);
       });
-    if (owner === undefined) return unlink(this.path);
+    if (owner === undefined) {
+      await unlink(this.path);
+      return flushWrites(this.fs);
+    }
     // Take the file out of the way first (rename is atomic), then see whose it is: checking and
     // then unlinking in place could remove a journal another writer (the loser of a commit race)
     // renamed into place between the two steps.
@@ -205,6 +212,7 @@ export class FsJournal implements Journal {
       if (!newer) return this.fs.promises.rename(taken, this.path);
     }
     await unlink(taken);
+    await flushWrites(this.fs);
   }
 
   private async appendLine(line: string): Promise<boolean> {
@@ -239,6 +247,8 @@ export class FsJournal implements Journal {
       });
     }
     if (this.size !== undefined) this.size += byteLength(data);
+    // A record is acknowledged once it would survive a closed tab (lightning-fs buffers its tree).
+    await flushWrites(this.fs);
     return true;
   }
 
@@ -272,6 +282,41 @@ export class NullJournal implements Journal {
     return true;
   }
   async clear(): Promise<void> {}
+}
+
+/**
+ * One journal line as a record, or null when it is not one: not JSON, or JSON of another shape
+ * (a line cut short can still parse, as `1` or `{"path":"a"}` do). Three shapes are written:
+ * `{"c": [changes], "state"?}` (a tool call), `{"state"}` and a bare change (older journals).
+ */
+function parseRecord(line: string): { changes: JournalEntry[]; hasState: boolean; state?: unknown } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  const hasState = 'state' in record;
+  if ('c' in record) {
+    const changes = record.c;
+    if (!Array.isArray(changes) || !changes.every(isEntry)) return null;
+    return { changes, hasState, state: record.state };
+  }
+  if (hasState) return { changes: [], hasState, state: record.state };
+  return isEntry(record) ? { changes: [record], hasState: false } : null;
+}
+
+const FILE_MODES: readonly FileMode[] = ['100644', '100755', '120000'];
+
+function isEntry(value: unknown): value is JournalEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  if (typeof entry.path !== 'string' || entry.path === '') return false;
+  if ('deleted' in entry) return entry.deleted === true;
+  if ('reverted' in entry) return entry.reverted === true;
+  return typeof entry.oid === 'string' && /^[0-9a-f]{40}$/.test(entry.oid) && FILE_MODES.includes(entry.mode as FileMode);
 }
 
 function applyEntry(content: JournalContent, entry: JournalEntry): void {

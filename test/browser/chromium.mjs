@@ -4,7 +4,7 @@
 // bundled with esbuild (lightning-fs, the scenarios and the bench) and QuickJS's packages behind
 // an import map. Plain JS so that both vitest and `node bench/browser-bench.mjs` load it.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,37 @@ export function chromiumProblem() {
   return null;
 }
 
+/**
+ * Whether the tests that need Chromium are skipped: when it is missing, so that `npm test` passes
+ * on a machine with Node, npm and git only, unless FORGE_REQUIRE_BROWSER=1 (set by .ci/run),
+ * which makes them run and fail. Every such test is under `describe.skipIf(chromiumSkipped())`;
+ * test/global-setup.ts names the files that use it in one line when they are skipped.
+ */
+export function chromiumSkipped(env = process.env) {
+  return chromiumProblem() !== null && env.FORGE_REQUIRE_BROWSER !== '1';
+}
+
+/** The test files that hold Chromium tests (they call chromiumSkipped()). */
+export function chromiumTestFiles() {
+  const dir = join(ROOT, 'test', 'browser');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.test.ts') && readFileSync(join(dir, name), 'utf8').includes('chromiumSkipped()'))
+    .map((name) => `test/browser/${name}`)
+    .sort();
+}
+
+/**
+ * The line `npm test` prints when the Chromium tests are skipped, and the error it stops with
+ * when FORGE_REQUIRE_BROWSER=1 asks for them; null when Chromium is there.
+ */
+export function chromiumSkipNotice(env = process.env) {
+  const problem = chromiumProblem();
+  if (problem === null) return null;
+  const files = chromiumTestFiles().join(', ');
+  if (env.FORGE_REQUIRE_BROWSER === '1') return { fail: true, line: `FORGE_REQUIRE_BROWSER=1 but the Chromium tests cannot run (${files}): ${problem}` };
+  return { fail: false, line: `Skipped the Chromium tests in ${files}: ${problem} (FORGE_REQUIRE_BROWSER=1 makes this a failure, as in .ci/run).` };
+}
+
 async function pageBundle() {
   const result = await build({
     entryPoints: [join(ROOT, 'test', 'browser', 'page.ts')],
@@ -32,7 +63,7 @@ async function pageBundle() {
     write: false,
     logLevel: 'silent',
     // The engine is the shipped bundle, fetched by the page itself.
-    external: ['/browser.js'],
+    external: ['/browser.js', '/browser-repo-tools.js'],
   });
   return result.outputFiles[0].text;
 }
@@ -102,6 +133,27 @@ function serveGit(root, request, response, path) {
   });
 }
 
+/** A tab on the test page: `call` runs a forgeTest method, `reload` reloads it (no waiting before) until it is ready again. */
+async function openTab(context, origin) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const ready = () =>
+    page.waitForFunction(() => 'forgeTest' in globalThis, undefined, { timeout: 30_000 }).catch((error) => {
+      throw new Error(`The test page did not start: ${errors.join('; ') || error.message}`);
+    });
+  await page.goto(`${origin}/`);
+  await ready();
+  return {
+    call: (name, ...args) => page.evaluate(([n, a]) => globalThis.forgeTest[n](...a), [name, args]),
+    async reload() {
+      await page.reload();
+      await ready();
+    },
+    close: () => page.close(),
+  };
+}
+
 /**
  * A page ready to run `window.forgeTest` methods; `call(name, ...args)` runs one and returns its
  * (JSON-serializable) result. `close()` ends the browser and the server. With `gitRoot`, the
@@ -117,6 +169,7 @@ export async function openHarness({ gitRoot } = {}) {
     },
     '/page.js': { type: 'text/javascript', body: await pageBundle() },
     '/browser.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser.js')) },
+    '/browser-repo-tools.js': { type: 'text/javascript', body: readFileSync(join(ROOT, 'dist', 'browser-repo-tools.js')) },
   };
   const server = createServer((request, response) => {
     const pathname = new URL(request.url ?? '/', 'http://x').pathname;
@@ -130,17 +183,15 @@ export async function openHarness({ gitRoot } = {}) {
   const { port } = server.address();
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => 'forgeTest' in globalThis, undefined, { timeout: 30_000 }).catch((error) => {
-      throw new Error(`The test page did not start: ${errors.join('; ') || error.message}`);
-    });
+    const origin = `http://127.0.0.1:${port}`;
+    const context = await browser.newContext();
+    const tab = await openTab(context, origin);
     return {
+      ...tab,
       browserVersion: browser.version(),
-      origin: `http://127.0.0.1:${port}`,
-      call: (name, ...args) => page.evaluate(([n, a]) => globalThis.forgeTest[n](...a), [name, args]),
+      origin,
+      // Another tab of the same origin and storage (IndexedDB, Web Locks).
+      newTab: () => openTab(context, origin),
       async close() {
         await browser.close();
         await new Promise((ok) => server.close(ok));

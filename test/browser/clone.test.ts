@@ -11,11 +11,11 @@ import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
 import { makeRepo } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
-import { openHarness, type Harness } from './chromium.mjs';
+import { chromiumSkipped, openHarness, type Harness } from './chromium.mjs';
 import { fromBase64, writeDir } from './repo-files';
 import { SCENARIO_FILES } from './scenario';
 
-describe('empty IndexedDB -> isomorphic-git clone over HTTP -> forge session, in Chromium', () => {
+describe.skipIf(chromiumSkipped())('empty IndexedDB -> isomorphic-git clone over HTTP -> forge session, in Chromium', () => {
   let harness: Harness;
   let served: { gitdir: string; head: string };
 

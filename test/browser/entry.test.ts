@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { checkBrowserEntry } from '../../scripts/check-browser.mjs';
+import { build } from 'esbuild';
 import * as browserEntry from '../../src/browser';
+import * as repoToolsEntry from '../../src/browser-repo-tools';
 import * as rootEntry from '../../src/index';
 import { makeTempDir } from '../helpers/temp';
 
@@ -47,9 +49,9 @@ describe('forge-engine/browser', () => {
     expect((await checkBrowserEntry('src/index.ts')).join('\n')).toMatch(/node:crypto/);
   });
 
-  it('exports the root entry API minus the Node adapters', () => {
+  it('exports the root entry API minus the Node adapters (with forge-engine/browser/repo-tools)', () => {
     const expected = Object.keys(rootEntry).filter((name) => !NODE_ADAPTERS.includes(name)).sort();
-    expect(Object.keys(browserEntry).sort()).toEqual(expected);
+    expect([...Object.keys(browserEntry), ...Object.keys(repoToolsEntry)].sort()).toEqual(expected);
     for (const name of NODE_ADAPTERS) expect(name in rootEntry).toBe(true);
   });
 
@@ -69,14 +71,34 @@ describe('forge-engine/browser', () => {
     expect(map.sources.some((source) => source.includes('src/git/async-objects.ts'))).toBe(true);
   });
 
-  it('dist/browser.js holds the repository-tool sandbox but not QuickJS, which it imports when a tool first runs', () => {
+  it('issue 25: the browser entry\'s module graph holds no QuickJS and no sandbox (vite would emit its 503 KB .wasm); forge-engine/browser/repo-tools holds them', async () => {
+    const graph = async (entry: string) =>
+      Object.keys((await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' })).metafile.inputs);
+    const main = await graph('src/browser.ts');
+    expect(main.filter((input) => /quickjs|@jitl\//i.test(input))).toEqual([]);
+    expect(main).toContain('src/tools/repo/repo-tools.ts');
+    const tools = await graph('src/browser-repo-tools.ts');
+    expect(tools).toContain('src/tools/repo/quickjs-sandbox.ts');
+    expect(tools.some((input) => input.includes('quickjs-emscripten-core'))).toBe(true);
+    expect(await checkBrowserEntry('src/browser-repo-tools.ts')).toEqual([]);
+    // The shipped files: no QuickJS import at all in dist/browser.js.
     const map = JSON.parse(readFileSync('dist/browser.js.map', 'utf8')) as { sources: string[] };
-    expect(map.sources.some((source) => source.includes('src/tools/repo/quickjs-sandbox.ts'))).toBe(true);
-    expect(map.sources.filter((source) => /quickjs-emscripten|@jitl\//.test(source))).toEqual([]);
-    const text = readFileSync('dist/browser.js', 'utf8');
+    expect(map.sources.filter((source) => /quickjs|@jitl\//i.test(source))).toEqual([]);
+    expect(readFileSync('dist/browser.js', 'utf8')).not.toMatch(/quickjs-emscripten-core|@jitl\//);
+  });
+
+  it('dist/browser-repo-tools.js imports QuickJS when a tool first runs and takes ForgeError from ./browser.js (one error class)', async () => {
+    const text = readFileSync('dist/browser-repo-tools.js', 'utf8');
     expect(text).toContain('import("quickjs-emscripten-core")');
     expect(text).toContain('import("@jitl/quickjs-wasmfile-release-sync")');
-    // No static import of them: the bundle loads in a page without an import map until a tool runs.
     expect(text).not.toMatch(/from\s*["'](?:quickjs-emscripten-core|@jitl\/)/);
+    expect(text).toMatch(/^import\{ForgeError as \w+\}from"\.\/browser\.js"/);
+    const map = JSON.parse(readFileSync('dist/browser-repo-tools.js.map', 'utf8')) as { sources: string[] };
+    expect(map.sources.some((source) => source.includes('src/errors/'))).toBe(false);
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, unknown>; files: string[] };
+    expect(pkg.exports['./browser/repo-tools']).toEqual({ types: './dist/types/browser-repo-tools.d.ts', import: './dist/browser-repo-tools.js', default: './dist/browser-repo-tools.js' });
+    expect(pkg.files).toContain('dist/browser-repo-tools.js');
+    const shipped = (await import('forge-engine/browser/repo-tools' as string)) as Record<string, unknown>;
+    expect(Object.keys(shipped).sort()).toEqual(Object.keys(repoToolsEntry).sort());
   });
 });

@@ -5,7 +5,7 @@
  * the git CLI and `git fsck --strict`. Screenshots of the main views go to .tmp/screenshots/inspect
  * (FORGE_SCREENSHOT_DIR to change it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +13,9 @@ import { expectFsckClean } from '../helpers/fsck';
 import { forge } from '../helpers/forge-cli';
 import { git } from '../helpers/git-cli';
 import { makeTempDir } from '../helpers/temp';
+import { CHROMIUM_PATH, chromiumProblem, chromiumSkipped } from './chromium.mjs';
 import { buildInspectRepo, README_IN_SESSION, README_ON_MAIN, startInspector, type InspectRepo, type RunningInspector } from './inspect-fixture';
 
-const CHROMIUM = process.env.FORGE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = resolve(process.env.FORGE_SCREENSHOT_DIR ?? '.tmp/screenshots/inspect');
 
 let repo: InspectRepo;
@@ -36,10 +36,12 @@ async function shot(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set FORGE_CHROMIUM.`);
+  if (chromiumSkipped()) return;
+  const problem = chromiumProblem();
+  if (problem) throw new Error(problem);
   repo = buildInspectRepo(makeTempDir('inspect'));
   inspector = await startInspector(repo.dir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (error) => {
     throw error;
@@ -51,7 +53,7 @@ afterAll(async () => {
   await inspector?.stop();
 });
 
-describe('forge inspect in chromium', () => {
+describe.skipIf(chromiumSkipped())('forge inspect in chromium', () => {
   it('lists every session with its base, turns, head and whether it merges cleanly', async () => {
     await open('#/', 'sessions');
     const demo = page.locator('tr[data-session="demo"]');

@@ -6,16 +6,24 @@
 import LightningFS from '@isomorphic-git/lightning-fs';
 import type { GitFs } from '../../src/browser';
 import { runBench, type BenchResult } from './bench-scenario';
+import { branchNow, commitTurnNow, editPendingNow, reopenPending, tryToWrite, writeAndCommit } from './reload-scenario';
 import { runRepoToolScenario, type RepoToolOutcome } from './repo-tools-scenario';
 import { runScenario, type ForgeApi, type ScenarioOutcome } from './scenario';
 
 const ENGINE_URL = '/browser.js';
+const REPO_TOOLS_URL = '/browser-repo-tools.js';
 let engine: Promise<ForgeApi> | null = null;
 const api = (): Promise<ForgeApi> => (engine ??= import(/* @vite-ignore */ ENGINE_URL) as Promise<ForgeApi>);
 
 function openFs(name: string, wipe: boolean): GitFs {
-  return new LightningFS(name, { wipe }) as unknown as GitFs;
+  const fs = new LightningFS(name, { wipe }) as unknown as GitFs;
+  opened.set(name, fs);
+  return fs;
 }
+
+/** The fs this page last opened on each database: one LightningFS per database, as an app keeps. */
+const opened = new Map<string, GitFs>();
+const fsOf = (name: string): GitFs => opened.get(name) ?? openFs(name, false);
 
 function toBytes(base64: string): Uint8Array {
   const text = atob(base64);
@@ -86,8 +94,8 @@ const forgeTest = {
     return { head, turn: turn.commit, files: await dump(fs, `${dir}/.git`) };
   },
   /**
-   * The repository-tool scenario on a fresh IndexedDB. `sandbox`: "default" lets dist/browser.js
-   * import QuickJS (resolved by the page's import map, the .wasm found next to the variant);
+   * The repository-tool scenario on a fresh IndexedDB. `sandbox`: "default" lets
+   * dist/browser-repo-tools.js import QuickJS (resolved by the page's import map, the .wasm found next to the variant);
    * "options" hands it this page's own bundled copy of the packages and a compiled
    * WebAssembly.Module (that copy would look for the .wasm next to page.js, where there is none).
    */
@@ -95,15 +103,31 @@ const forgeTest = {
     const fs = openFs(dbName, true);
     await load(fs, gitdir, files);
     const forge = await api();
+    // forge-engine/browser/repo-tools: the sandbox apart from the engine (its ForgeError is /browser.js's).
+    const { QuickJsSandbox } = (await import(/* @vite-ignore */ REPO_TOOLS_URL)) as typeof import('../../src/browser-repo-tools');
     const box =
       sandbox === 'default'
-        ? new forge.QuickJsSandbox()
-        : new forge.QuickJsSandbox({
+        ? new QuickJsSandbox()
+        : new QuickJsSandbox({
             modules: async () => ({ core: await import('quickjs-emscripten-core'), variant: await import('@jitl/quickjs-wasmfile-release-sync') }),
             wasm: await WebAssembly.compileStreaming(fetch('/node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm')),
           });
     const outcome = await runRepoToolScenario(forge, fs, gitdir, box);
     return { outcome, files: await dump(fs, gitdir) };
+  },
+  /** Issue 25: loads the repository into a fresh IndexedDB and commits a turn; the test reloads right after. */
+  async commitTurnNow(dbName: string, gitdir: string, files: Record<string, string>) {
+    const fs = openFs(dbName, true);
+    await load(fs, gitdir, files);
+    return commitTurnNow(await api(), fs, gitdir);
+  },
+  branchNow: async (dbName: string, gitdir: string) => branchNow(await api(), fsOf(dbName), gitdir),
+  editPendingNow: async (dbName: string, gitdir: string) => editPendingNow(await api(), fsOf(dbName), gitdir),
+  reopenPending: async (dbName: string, gitdir: string) => reopenPending(await api(), fsOf(dbName), gitdir),
+  tryToWrite: async (dbName: string, gitdir: string) => tryToWrite(await api(), fsOf(dbName), gitdir),
+  writeAndCommit: async () => writeAndCommit(await api()),
+  async dump(dbName: string, gitdir: string) {
+    return dump(fsOf(dbName), gitdir);
   },
   async bench(dbName: string, gitdir: string, files: Record<string, string>): Promise<BenchResult> {
     const fs = openFs(dbName, true);

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as forge from '../../src/browser';
+import { QuickJsSandbox } from '../../src/browser-repo-tools';
 import { nodePlatform } from '../../src/git/node/platform';
 import * as nodeFs from 'node:fs';
 import { exportGitdir } from '../helpers/engine-repos';
@@ -19,7 +20,7 @@ import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
 import { makeRepo } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
-import { openHarness, type Harness } from './chromium.mjs';
+import { chromiumSkipped, openHarness, type Harness } from './chromium.mjs';
 import { fromBase64, memfsWith, readDir, toBase64, writeDir, type FileMap } from './repo-files';
 import { REPO_TOOL_FILES, SPIN_LIMIT_MS, runRepoToolScenario, type RepoToolOutcome } from './repo-tools-scenario';
 
@@ -55,7 +56,7 @@ describe('repository tools give the same commits in Node and in Chromium', () =>
     base = baseFiles();
     const gitdir = join(makeTempDir('repo-tools-disk'), 'repo.git');
     writeDir(gitdir, base);
-    const outcome = await runRepoToolScenario(forge, nodeFs as unknown as forge.GitFs, gitdir, new forge.QuickJsSandbox(), nodePlatform);
+    const outcome = await runRepoToolScenario(forge, nodeFs as unknown as forge.GitFs, gitdir, new QuickJsSandbox(), nodePlatform);
     onDisk = { outcome, gitdir };
   }, 120_000);
 
@@ -86,13 +87,13 @@ describe('repository tools give the same commits in Node and in Chromium', () =>
 
   it('Node on memfs, the .wasm passed as bytes (QuickJsSandbox\'s wasm option): identical oids', async () => {
     const fs = memfsWith(GITDIR, base);
-    const sandbox = new forge.QuickJsSandbox({ wasm: new Uint8Array(readFileSync(WASM)) });
+    const sandbox = new QuickJsSandbox({ wasm: new Uint8Array(readFileSync(WASM)) });
     const outcome = await runRepoToolScenario(forge, fs, GITDIR, sandbox, nodePlatform);
     expect(comparable(outcome)).toEqual(comparable(onDisk.outcome));
     expectFsckClean(exportGitdir(fs, GITDIR));
   });
 
-  describe('headless Chromium on lightning-fs (IndexedDB), through dist/browser.js', () => {
+  describe.skipIf(chromiumSkipped())('headless Chromium on lightning-fs (IndexedDB), through dist/browser.js', () => {
     let harness: Harness;
     beforeAll(async () => {
       harness = await openHarness();

@@ -18,7 +18,7 @@ import { exportGitdir } from '../helpers/engine-repos';
 import { expectFsckClean } from '../helpers/fsck';
 import { git } from '../helpers/git-cli';
 import { makeTempDir } from '../helpers/temp';
-import { openHarness, type Harness } from './chromium.mjs';
+import { chromiumSkipped, openHarness, type Harness } from './chromium.mjs';
 import { fromBase64, memfsWith, scenarioBaseFiles, toBase64, writeDir, type FileMap } from './repo-files';
 import { runScenario, type ScenarioOutcome } from './scenario';
 
@@ -97,7 +97,7 @@ describe('the same session history gives the same bytes on Node disk, Node memfs
     expectSameAs(await runScenario(forge, fs, GITDIR), onDisk.outcome);
   });
 
-  describe('headless Chromium on lightning-fs (IndexedDB)', () => {
+  describe.skipIf(chromiumSkipped())('headless Chromium on lightning-fs (IndexedDB)', () => {
     let harness: Harness;
     beforeAll(async () => {
       harness = await openHarness();

@@ -118,7 +118,7 @@ export async function approveRepoTool(repo: Repository, options: ApproveOptions)
   if (status.state === 'approved') {
     return { tool: name, path: status.path, sha256: status.sha256, ref, commit: null, trusted: false, confirmedUpstream: false, previousSha256, approval: status.approval! };
   }
-  const now = options.now ?? new Date();
+  const now = options.now ?? repo.now();
   const who = await repo.identity(options.approver ?? {}, now);
   const blob = (await view.stat(status.path))!.oid;
   const approval: Approval = { sha256: status.sha256, blob, approvedBy: `${who.name} <${who.email}>`, approvedAt: now.toISOString() };

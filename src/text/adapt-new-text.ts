@@ -5,8 +5,8 @@
  * consistent change:
  *
  * - a line of the new text aligned with a line of the old text (a copy: same text, whitespace at
- *   its end aside; blank lines by their exact whitespace) is written exactly as the file has that
- *   line, blank lines included;
+ *   its end aside; a blank line with a blank line, whatever their whitespace) is written exactly
+ *   as the file has that line, blank lines included;
  * - any other line keeps its indentation unless the match measured a change: an indentation the
  *   old text used is replaced by the file's; a deeper one keeps its extra part, translated into
  *   the file's unit only when the match measured that the old text wrote the file's tabs as
@@ -71,7 +71,8 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
 
 /** New-text line index -> the file line it copies (aligned with an old line that the match paired with a file line). */
 function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): Map<number, string> {
-  const key = (l: string) => (isBlank(l) ? `B${l}` : `L${stripEnd(l)}`);
+  // Blank lines align with blank lines whatever their whitespace: a model writes them with the indentation around them.
+  const key = (l: string) => (isBlank(l) ? 'B' : `L${stripEnd(l)}`);
   const aligned = alignLines(
     fuzzy.lines.map((p) => key(p.given)),
     newLines.map(key),
@@ -159,9 +160,11 @@ class IndentShift {
   constructor(fuzzy: FuzzyAdjustment, tabWidth: number | null) {
     const pairs = indentPairs(fuzzy);
     this.known = consistentMap(pairs);
-    this.keys = [...this.known.keys()].sort((a, b) => b.length - a.length);
-    this.fileUnit = unitOf(this.known.values());
     this.translation = translationOf(pairs);
+    // A deeper line is built on a known indentation; under a translation only on whole tabs (one
+    // with alignment after its tabs would carry the alignment into the new line's indentation).
+    this.keys = [...this.known.keys()].filter((k) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!)).sort((a, b) => b.length - a.length);
+    this.fileUnit = unitOf(this.known.values());
     this.measured = pairs.some(([g, f]) => g !== f);
     this.tabWidth = tabWidth ?? fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
     this.delta = indentColumns(fuzzy.indentTo, this.tabWidth) - indentColumns(fuzzy.indentFrom, this.tabWidth);

@@ -241,54 +241,78 @@ const MIN_KEPT_LINES = 2;
 const MIN_KEPT_CHARS = 12;
 
 /**
- * The ladder. Interpretations are ranked by how much of the old text they explain: every line as
- * given first, then without blank end lines, then without the final newline, then without a
- * first/last line; within one, the strictest whitespace tolerance first. The first interpretation
- * that places the text decides, and it must place it at exactly one place: two places under one
- * interpretation are refused, naming both. A place the exact rule would count (the old text's
- * first line matching after a line's start, as `foo\n` matches `    foo\n`) is remembered: a match
- * found later at another place is refused too, naming both.
+ * The ladder. An interpretation is a shape of the old text (every line as given; without blank
+ * end lines; without the final newline; without a first/last line) compared at one whitespace
+ * tolerance. Shapes are ranked by how much of the old text they explain, tolerances from the
+ * strictest. The first interpretation that places the text wins, if it places it at exactly one
+ * place and no other interpretation that fits is better on either count: one that explains less
+ * but fits with a stricter tolerance at another place is a second reading of the text, and both
+ * are refused, naming both places. So is a place the exact rule would count (the old text's first
+ * line matching after a line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
  */
 function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
   const finder = new WindowFinder(index, inside);
-  const shapes = shapeVariants(needle, authored);
+  const trimmed = blankTrimmed(needle);
+  const ranks: Variant[][] = [
+    ...shapeVariants(needle, authored).map((v) => [v]),
+    ...(authored === null ? [] : boundaryGroups(keepsBlankLines(trimmed, authored) ? trimmed : baseVariant(needle), authored)),
+  ];
   let partial: Window | null = null;
-  for (const [s, variant] of shapes.entries()) {
-    for (const level of LINE_LEVELS) {
-      const open = s === 0 && level === 'line_end_whitespace';
-      const windows = finder.find(variant.needle, level, open, open && !needle.endsWithNewline);
-      if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
-      if (windows.length === 0) continue;
-      const w = windows[0]!;
-      if (w.partial) {
-        partial = w;
+  for (const [rank, group] of ranks.entries()) {
+    for (const [l, level] of LINE_LEVELS.entries()) {
+      const hit = attempt(finder, index, group, level, rank === 0);
+      if (hit.kind === 'none') continue;
+      if (hit.kind === 'many') return ambiguous(hit.lines);
+      if (hit.window.partial) {
+        partial = hit.window;
         continue;
       }
-      if (partial !== null && partial.startLine !== w.startLine) return { kind: 'not_found', fuzzyAmbiguousLines: [partial.startLine, w.startLine].sort((a, b) => a - b) };
-      return found(w, finish(level, null, variant, w, false));
+      const w = hit.window;
+      const rivals = partial !== null && !overlaps(partial, w) ? [partial.startLine] : [];
+      // Interpretations that explain less but fit with a stricter tolerance, at another place.
+      for (const shorter of ranks.slice(rank + 1)) {
+        for (const stricter of LINE_LEVELS.slice(0, l)) {
+          const other = attempt(finder, index, shorter, stricter, false);
+          if (other.kind === 'many') rivals.push(...other.lines);
+          else if (other.kind === 'one' && !overlaps(other.window, w)) rivals.push(other.window.startLine);
+        }
+      }
+      if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
+      const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
+      return found(w, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
     }
   }
-  if (authored === null) return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
-  const trimmed = blankTrimmed(needle);
-  for (const group of boundaryGroups(keepsBlankLines(trimmed, authored) ? trimmed : baseVariant(needle), authored)) {
-    for (const level of LINE_LEVELS) {
-      const hits: { variant: Variant; window: Window }[] = [];
-      for (const variant of group) {
-        const windows = finder.find(variant.needle, level, false, false).filter((w) => boundaryAgrees(index, w, variant));
-        if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
-        if (windows.length === 1) hits.push({ variant, window: windows[0] });
-      }
-      if (hits.length === 0) continue;
-      const first = hits[0];
-      const elsewhere = hits.filter((h) => h.window.end <= first.window.start || h.window.start >= first.window.end);
-      if (partial !== null && (partial.endLine < first.window.startLine || partial.startLine > first.window.endLine)) {
-        return { kind: 'not_found', fuzzyAmbiguousLines: [partial.startLine, first.window.startLine].sort((a, b) => a - b) };
-      }
-      if (elsewhere.length > 0) return { kind: 'not_found', fuzzyAmbiguousLines: [first, ...elsewhere].map((h) => h.window.startLine) };
-      return found(first.window, finish('boundary_lines', level, first.variant, first.window, false));
-    }
+  return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
+}
+
+type Attempt = { kind: 'none' } | { kind: 'many'; lines: number[] } | { kind: 'one'; variant: Variant; window: Window };
+
+/**
+ * One interpretation: the variants of a group (a boundary group may leave out the first or the
+ * last line) compared at one level. Several places are `many`; so are two variants of one group
+ * that place the text at different places.
+ */
+function attempt(finder: WindowFinder, index: LineIndex, group: Variant[], level: LineLevel, asGiven: boolean): Attempt {
+  const hits: { variant: Variant; window: Window }[] = [];
+  for (const variant of group) {
+    const open = asGiven && level === 'line_end_whitespace';
+    const windows = finder.find(variant.needle, level, open, open && !variant.needle.endsWithNewline).filter((w) => boundaryAgrees(index, w, variant));
+    if (windows.length > 1) return { kind: 'many', lines: windows.map((w) => w.startLine) };
+    if (windows.length === 1) hits.push({ variant, window: windows[0]! });
   }
-  return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+  if (hits.length === 0) return { kind: 'none' };
+  const first = hits[0]!;
+  const elsewhere = hits.filter((h) => !overlaps(h.window, first.window));
+  if (elsewhere.length > 0) return { kind: 'many', lines: [first, ...elsewhere].map((h) => h.window.startLine) };
+  return { kind: 'one', ...first };
+}
+
+function overlaps(a: Pick<Window, 'startLine' | 'endLine'>, b: Pick<Window, 'startLine' | 'endLine'>): boolean {
+  return a.startLine <= b.endLine && b.startLine <= a.endLine;
+}
+
+function ambiguous(lines: number[]): LocateOutcome {
+  return { kind: 'not_found', fuzzyAmbiguousLines: [...new Set(lines)].sort((a, b) => a - b) };
 }
 
 function found(window: Window, fuzzy: FuzzyAdjustment): LocateOutcome {

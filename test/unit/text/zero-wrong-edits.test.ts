@@ -70,7 +70,9 @@ describe('issue 26: at the wrong place', () => {
       expect(text).not.toBe(wrongPlace);
       if (text !== null) expect(text).toBe(intended);
     }
-    expect(e.status).toBe('ok');
+    // Lines 3-5 explain every line of the old text with a shift, line 7 all but the blank line
+    // exactly: two readings, so both are refused, naming both places.
+    bothRefuse(file, oldText, newText, [3, 7]);
   });
 });
 

@@ -33,6 +33,8 @@ export interface AdaptedText {
    * differently: the caller refuses rather than guess. The first new line they differ on.
    */
   ambiguousTabWidth?: { newLine: string };
+  /** A new line repeats an old line the old text has twice, at places the file writes differently: the caller refuses. */
+  unclearCopy?: { newLine: string };
 }
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
@@ -43,16 +45,14 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   if (fuzzy.dropFirstLine) parsed = { ...parsed, lines: parsed.lines.slice(1) };
   if (fuzzy.dropLastLine) parsed = { lines: parsed.lines.slice(0, -1), endsWithNewline: true };
 
-  const copies = copiedLines(fuzzy, parsed.lines);
+  const { copies, unclear } = copiedLines(fuzzy, parsed.lines);
   const width = tabWidthOfText(fuzzy, parsed.lines, copies);
   const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
-  // A line repeated from the old text out of order (moved) is still that file line, when the old text has it once.
-  const moved = consistentMap(fuzzy.pairs.map((p) => [stripEnd(p.given), p.file]));
   const padded = paddedEverywhere(fuzzy, parsed.lines, copies);
   let lessIndentedLines = 0;
   const lines = parsed.lines.map((line, i) => {
     if (fuzzy.keepFirstLine && i === 0) return line;
-    const copy = copies.get(i) ?? (isBlank(line) ? undefined : moved.get(stripEnd(line)));
+    const copy = copies.get(i);
     if (copy !== undefined) return copy;
     if (isBlank(line)) return shift.blank(line);
     const ws = leadingWhitespace(line);
@@ -63,25 +63,45 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
     return m.ws + body;
   });
   const text = joinLines({ ...parsed, lines });
+  if (unclear !== null) return { text, lessIndentedLines, unclearCopy: { newLine: unclear } };
   if (width !== 'ambiguous') return { text, lessIndentedLines };
   const other = new IndentShift(fuzzy, 8);
   const differing = parsed.lines.find((line, i) => !isBlank(line) && !copies.has(i) && shift.apply(leadingWhitespace(line)).ws !== other.apply(leadingWhitespace(line)).ws);
   return differing === undefined ? { text, lessIndentedLines } : { text, lessIndentedLines, ambiguousTabWidth: { newLine: differing } };
 }
 
-/** New-text line index -> the file line it copies (aligned with an old line that the match paired with a file line). */
-function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): Map<number, string> {
+/**
+ * New-text line index -> the file line it copies (aligned with an old line that the match paired
+ * with a file line). Lines align when equal as written or, when the match tolerated whitespace at
+ * line ends, equal but for it (the alignment with the most lines equal as written wins).
+ * `unclear`: a copy equal only but for that whitespace to its old line, where the file line has
+ * other whitespace at its end than the copy, or the old text has that line twice and the file
+ * writes the two differently: which bytes it stands for cannot be told.
+ */
+function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<number, string>; unclear: string | null } {
+  const endsTolerated = fuzzy.pairs.some((p) => trailingWhitespace(p.given) !== trailingWhitespace(p.file));
   // Blank lines align with blank lines whatever their whitespace: a model writes them with the indentation around them.
-  const key = (l: string) => (isBlank(l) ? 'B' : `L${stripEnd(l)}`);
-  const aligned = alignLines(
-    fuzzy.lines.map((p) => key(p.given)),
-    newLines.map(key),
-  );
-  const out = new Map<number, string>();
+  const exact = (l: string) => (isBlank(l) ? 'B' : `L${l}`);
+  const key = (l: string) => (isBlank(l) ? 'B' : `L${endsTolerated ? stripEnd(l) : l}`);
+  const given = fuzzy.lines.map((p) => p.given);
+  const aligned = alignLines(given.map(key), newLines.map(key), given.map(exact), newLines.map(exact));
+  const copies = new Map<number, string>();
+  let unclear: string | null = null;
   aligned.forEach((j, i) => {
-    if (j !== undefined && !(fuzzy.keepFirstLine && i === 0)) out.set(i, fuzzy.lines[j]!.file);
+    if (j === undefined || (fuzzy.keepFirstLine && i === 0)) return;
+    const line = newLines[i]!;
+    copies.set(i, fuzzy.lines[j]!.file);
+    if (isBlank(line)) return;
+    // Equal to its old line only but for the whitespace at its end, and the file line has other
+    // whitespace there: an edit of that whitespace or the model's noise, which cannot be told.
+    const file = fuzzy.lines[j]!.file;
+    if (line !== given[j] && trailingWhitespace(line) !== trailingWhitespace(file)) unclear ??= line;
+    // A line the old text has several times, written differently in the file: unless the new text
+    // repeats it as often (copies in order), which one a copy stands for cannot be told.
+    const olds = fuzzy.lines.filter((p) => key(p.given) === key(line));
+    if (new Set(olds.map((p) => p.file)).size > 1 && newLines.filter((l) => key(l) === key(line)).length !== olds.length) unclear ??= line;
   });
-  return out;
+  return { copies, unclear };
 }
 
 /**
@@ -97,6 +117,16 @@ function paddedEverywhere(fuzzy: FuzzyAdjustment, newLines: string[], copies: Ma
     const file = copies.get(i);
     return file === undefined ? trailingWhitespace(line) !== '' : longer(line, file);
   });
+}
+
+/** Why an unclear copy applied nothing, for the model (`old`/`new` name the fields). */
+export function unclearCopyMessage(a: { newLine: string }, old: string, neu: string): string {
+  return (
+    `${old} did not match exactly (the whitespace at its line ends differs from the file's), and ${neu} has the line ${JSON.stringify(a.newLine)}, ` +
+    `which repeats a line of ${old} with other whitespace at its end than the file has there: whether that whitespace is an edit, and which line ` +
+    `of the file it stands for, cannot be told, so nothing was changed. ` +
+    `Copy ${old} exactly from the file, including the whitespace at line ends.`
+  );
 }
 
 /** Why an ambiguous tab width applied nothing, for the model (`old`/`new` name the fields). */

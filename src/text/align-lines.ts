@@ -7,14 +7,19 @@
 /** Largest table the exact alignment fills; beyond it, copies are matched greedily in order. */
 const MAX_CELLS = 4_000_000;
 
-/** For each index of `b`, the index of `a` it is aligned with (keys equal), or undefined. */
-export function alignLines(a: readonly string[], b: readonly string[]): (number | undefined)[] {
+/**
+ * For each index of `b`, the index of `a` it is aligned with (keys equal), or undefined. Among
+ * alignments with the most lines, the one with the most lines also equal in `exactA`/`exactB`
+ * (the lines as written) wins.
+ */
+export function alignLines(a: readonly string[], b: readonly string[], exactA: readonly string[] = a, exactB: readonly string[] = b): (number | undefined)[] {
   const out: (number | undefined)[] = new Array(b.length).fill(undefined);
+  const same = (i: number, j: number) => a[i] === b[j] && exactA[i] === exactB[j];
   // Common ends first: most edits change a few lines in the middle.
   let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) out[head] = head++;
+  while (head < a.length && head < b.length && same(head, head)) out[head] = head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) {
+  while (tail < a.length - head && tail < b.length - head && same(a.length - 1 - tail, b.length - 1 - tail)) {
     out[b.length - 1 - tail] = a.length - 1 - tail;
     tail++;
   }
@@ -30,21 +35,25 @@ export function alignLines(a: readonly string[], b: readonly string[]): (number 
     }
     return out;
   }
-  // lengths[i][j]: LCS of a[head+i..] and b[head+j..].
+  // score[i][j]: best alignment of a[head+i..] and b[head+j..]; a line pair counts `big`, an exact one 1 more.
+  const big = Math.min(n, m) + 1;
+  const gain = (i: number, j: number) => (a[head + i] !== b[head + j] ? 0 : big + (exactA[head + i] === exactB[head + j] ? 1 : 0));
   const width = m + 1;
-  const lengths = new Uint32Array((n + 1) * width);
+  const score = new Float64Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lengths[i * width + j] = a[head + i] === b[head + j] ? lengths[(i + 1) * width + j + 1]! + 1 : Math.max(lengths[(i + 1) * width + j]!, lengths[i * width + j + 1]!);
+      const g = gain(i, j);
+      score[i * width + j] = Math.max(g > 0 ? score[(i + 1) * width + j + 1]! + g : 0, score[(i + 1) * width + j]!, score[i * width + j + 1]!);
     }
   }
   let [i, j] = [0, 0];
   while (i < n && j < m) {
-    if (a[head + i] === b[head + j]) {
+    const g = gain(i, j);
+    if (g > 0 && score[i * width + j] === score[(i + 1) * width + j + 1]! + g) {
       out[head + j] = head + i;
       i++;
       j++;
-    } else if (lengths[(i + 1) * width + j]! >= lengths[i * width + j + 1]!) i++;
+    } else if (score[(i + 1) * width + j]! >= score[i * width + j + 1]!) i++;
     else j++;
   }
   return out;

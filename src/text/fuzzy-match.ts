@@ -11,12 +11,13 @@
  *   boundary_lines       one of the above after leaving out a partial or garbled first and/or last
  *                        line that newText keeps unchanged, when what is left is long enough
  *
- * At every level the old text is tried as given, then without its blank first/last lines, then
- * without its final newline (a last line of the file that has none). Blank lines match blank
- * lines whatever their whitespace. The first attempt that finds anything decides: it must find
- * exactly ONE place (within the match hint, if any: a hint narrows, never widens), else recovery
- * stops and nothing is applied. Exact matches that occur several times are ambiguous and never
- * resolved by recovery.
+ * The old text is tried as given, then without its blank first/last lines, then without its final
+ * newline (a last line of the file that has none). Blank lines match blank lines whatever their
+ * whitespace. Which interpretation wins when two fit is decided in `recover` (ranked by how much
+ * of the old text they explain, then by tolerance; a shorter reading that fits more strictly
+ * elsewhere makes both refused). A place must be unique (within the match hint, if any: a hint
+ * narrows, never widens), else nothing is applied. Exact matches that occur several times are
+ * ambiguous and never resolved by recovery.
  *
  * An exact match that begins after the indentation of its line (old text copied without it) is
  * also reported, as `exact_after_indentation`, so that the new lines get that indentation.

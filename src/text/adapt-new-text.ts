@@ -1,21 +1,25 @@
 /**
  * Writes the authored new text in the file's own whitespace after a recovered match, using what
- * the match learned (which given old line stood for which file line):
+ * the match learned (which given old line stood for which file line). Only lines matched to old
+ * lines are normalized; a new line is written as the model wrote it except for a measured,
+ * consistent change:
  *
- * - a new line equal to a line of the old text (whitespace at its end aside) is an unchanged line:
- *   it is written exactly as the file has it (its indentation, its trailing whitespace);
- * - any other line is re-indented by the measured shift: an indentation the old text used is
- *   replaced by the file's; a deeper one keeps its extra part, translated into the file's unit
- *   (tabs or spaces); a shallower one is moved by the same number of columns (clamped at 0);
- * - when the old text carried whitespace at line ends that the file does not have, the new lines
- *   lose theirs too;
+ * - a line of the new text aligned with a line of the old text (a copy: same text, whitespace at
+ *   its end aside; a blank line with a blank line, whatever their whitespace) is written exactly
+ *   as the file has that line, blank lines included;
+ * - any other line keeps its indentation unless the match measured a change: an indentation the
+ *   old text used is replaced by the file's; a deeper one keeps its extra part, translated into
+ *   the file's unit only when the match measured that the old text wrote the file's tabs as
+ *   spaces (or the reverse); spaces after tabs are alignment and are kept; a shallower one is moved
+ *   by the same number of columns (clamped at 0). With no change measured, it is written as given;
+ * - whitespace at line ends is taken off new lines only when every copied line of the new text
+ *   carries more of it than the file line it stands for (the model padded its whole text);
  * - the lines the match left out (blank boundary lines, a final newline, an unchanged first/last
  *   line) are left out of the new text as well.
- *
- * Blank lines are written as given: indenting them would only add trailing whitespace.
  */
+import { alignLines } from './align-lines';
 import { dropBlank, joinLines, parseLines, type FuzzyAdjustment, type LinePair } from './fuzzy-match';
-import { indentColumns, renderColumns, TAB_WIDTHS, trailingWhitespace, translateUnit, unitOf, type IndentUnit } from './indent-units';
+import { indentColumns, renderColumns, TAB_WIDTHS, trailingWhitespace, unitOf, type IndentUnit } from './indent-units';
 import { isBlank } from './lines';
 import { leadingWhitespace } from './reindent';
 
@@ -29,6 +33,8 @@ export interface AdaptedText {
    * differently: the caller refuses rather than guess. The first new line they differ on.
    */
   ambiguousTabWidth?: { newLine: string };
+  /** A new line repeats an old line the old text has twice, at places the file writes differently: the caller refuses. */
+  unclearCopy?: { newLine: string };
 }
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
@@ -39,30 +45,88 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   if (fuzzy.dropFirstLine) parsed = { ...parsed, lines: parsed.lines.slice(1) };
   if (fuzzy.dropLastLine) parsed = { lines: parsed.lines.slice(0, -1), endsWithNewline: true };
 
-  const width = tabWidthOfText(fuzzy, parsed.lines);
+  const { copies, unclear } = copiedLines(fuzzy, parsed.lines);
+  const width = tabWidthOfText(fuzzy, parsed.lines, copies);
   const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
-  const unchanged = consistentMap(fuzzy.pairs.map((p) => [p.given, p.file]));
-  // The same, whatever whitespace the new text repeats a line with at its end.
-  const unchangedButEnd = consistentMap(fuzzy.pairs.map((p) => [stripEnd(p.given), p.file]));
-  const repeated = repeatedInOrder(fuzzy.pairs, parsed.lines);
-  const stripEnds = addedTrailingWhitespace(fuzzy.pairs);
+  const padded = paddedEverywhere(fuzzy, parsed.lines, copies);
   let lessIndentedLines = 0;
   const lines = parsed.lines.map((line, i) => {
-    if ((fuzzy.keepFirstLine && i === 0) || isBlank(line)) return line;
-    const same = repeated.get(stripEnd(line))?.shift() ?? unchanged.get(line) ?? unchangedButEnd.get(stripEnd(line));
-    if (same !== undefined) return same;
+    if (fuzzy.keepFirstLine && i === 0) return line;
+    const copy = copies.get(i);
+    if (copy !== undefined) return copy;
+    if (isBlank(line)) return shift.blank(line);
     const ws = leadingWhitespace(line);
     let body = line.slice(ws.length);
-    if (stripEnds) body = body.slice(0, body.length - trailingWhitespace(body).length);
-    const moved = shift.apply(ws);
-    if (moved.clamped) lessIndentedLines++;
-    return moved.ws + body;
+    if (padded) body = stripEnd(body);
+    const m = shift.apply(ws);
+    if (m.clamped) lessIndentedLines++;
+    return m.ws + body;
   });
   const text = joinLines({ ...parsed, lines });
+  if (unclear !== null) return { text, lessIndentedLines, unclearCopy: { newLine: unclear } };
   if (width !== 'ambiguous') return { text, lessIndentedLines };
   const other = new IndentShift(fuzzy, 8);
-  const differing = parsed.lines.find((line, i) => !isBlank(line) && lines[i] !== line && shift.apply(leadingWhitespace(line)).ws !== other.apply(leadingWhitespace(line)).ws);
+  const differing = parsed.lines.find((line, i) => !isBlank(line) && !copies.has(i) && shift.apply(leadingWhitespace(line)).ws !== other.apply(leadingWhitespace(line)).ws);
   return differing === undefined ? { text, lessIndentedLines } : { text, lessIndentedLines, ambiguousTabWidth: { newLine: differing } };
+}
+
+/**
+ * New-text line index -> the file line it copies (aligned with an old line that the match paired
+ * with a file line). Lines align when equal as written or, when the match tolerated whitespace at
+ * line ends, equal but for it (the alignment with the most lines equal as written wins).
+ * `unclear`: a copy equal only but for that whitespace to its old line, where the file line has
+ * other whitespace at its end than the copy, or the old text has that line twice and the file
+ * writes the two differently: which bytes it stands for cannot be told.
+ */
+function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<number, string>; unclear: string | null } {
+  const endsTolerated = fuzzy.pairs.some((p) => trailingWhitespace(p.given) !== trailingWhitespace(p.file));
+  // Blank lines align with blank lines whatever their whitespace: a model writes them with the indentation around them.
+  const exact = (l: string) => (isBlank(l) ? 'B' : `L${l}`);
+  const key = (l: string) => (isBlank(l) ? 'B' : `L${endsTolerated ? stripEnd(l) : l}`);
+  const given = fuzzy.lines.map((p) => p.given);
+  const aligned = alignLines(given.map(key), newLines.map(key), given.map(exact), newLines.map(exact));
+  const copies = new Map<number, string>();
+  let unclear: string | null = null;
+  aligned.forEach((j, i) => {
+    if (j === undefined || (fuzzy.keepFirstLine && i === 0)) return;
+    const line = newLines[i]!;
+    copies.set(i, fuzzy.lines[j]!.file);
+    if (isBlank(line)) return;
+    // Equal to its old line only but for the whitespace at its end, and the file line has other
+    // whitespace there: an edit of that whitespace or the model's noise, which cannot be told.
+    const file = fuzzy.lines[j]!.file;
+    if (line !== given[j] && trailingWhitespace(line) !== trailingWhitespace(file)) unclear ??= line;
+    // A line the old text has several times, written differently in the file: unless the new text
+    // repeats it as often (copies in order), which one a copy stands for cannot be told.
+    const olds = fuzzy.lines.filter((p) => key(p.given) === key(line));
+    if (new Set(olds.map((p) => p.file)).size > 1 && newLines.filter((l) => key(l) === key(line)).length !== olds.length) unclear ??= line;
+  });
+  return { copies, unclear };
+}
+
+/**
+ * The model padded its whole text: every non-blank old line has more whitespace at its end than
+ * its file line, every non-blank line of the new text has some, and every copy more than its file
+ * line. Only then is the whitespace at the end of new lines noise; otherwise it is what the model wrote.
+ */
+function paddedEverywhere(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<number, string>): boolean {
+  const longer = (line: string, file: string) => trailingWhitespace(line).length > trailingWhitespace(file).length;
+  if (fuzzy.pairs.length === 0 || !fuzzy.pairs.every((p) => longer(p.given, p.file))) return false;
+  return newLines.every((line, i) => {
+    if (isBlank(line)) return true;
+    const file = copies.get(i);
+    return file === undefined ? trailingWhitespace(line) !== '' : longer(line, file);
+  });
+}
+
+/** Why an unclear copy applied nothing, for the model (`old`/`new` name the fields). */
+export function unclearCopyMessage(a: { newLine: string }, old: string, neu: string): string {
+  return (
+    `${old} did not match exactly (the whitespace at its line ends differs from the file's), and ${neu} has the line ${JSON.stringify(a.newLine)}, ` +
+    `which repeats a line of ${old} with other whitespace at its end than the file has there: whether that whitespace is an edit, and which line ` +
+    `of the file it stands for, cannot be told, so nothing was changed. ` +
+    `Copy ${old} exactly from the file, including the whitespace at line ends.`
+  );
 }
 
 /** Why an ambiguous tab width applied nothing, for the model (`old`/`new` name the fields). */
@@ -90,38 +154,33 @@ function consistentMap(entries: [string, string][]): Map<string, string> {
   return map;
 }
 
-/**
- * A line the old text repeats, that the file writes differently each time (one with whitespace at
- * its end, one without): when the new text repeats it as often, its copies are the file's lines in order.
- */
-function repeatedInOrder(pairs: LinePair[], newLines: string[]): Map<string, string[]> {
-  const files = new Map<string, string[]>();
-  for (const p of pairs) files.set(stripEnd(p.given), [...(files.get(stripEnd(p.given)) ?? []), p.file]);
-  const out = new Map<string, string[]>();
-  for (const [key, lines] of files) {
-    if (new Set(lines).size > 1 && newLines.filter((l) => stripEnd(l) === key).length === lines.length) out.set(key, lines);
-  }
-  return out;
+type Translation = 'spaces_to_tabs' | 'tabs_to_spaces' | null;
+
+/** The indentation (given, file) of each non-blank matched line. */
+function indentPairs(fuzzy: FuzzyAdjustment): [string, string][] {
+  return fuzzy.pairs.map((p: LinePair) => [leadingWhitespace(p.given), leadingWhitespace(p.file)]);
 }
 
-/** The old text had whitespace at line ends where the file has none (and never the other way round). */
-function addedTrailingWhitespace(pairs: LinePair[]): boolean {
-  let added = false;
-  for (const { given, file } of pairs) {
-    const g = trailingWhitespace(given).length;
-    const f = trailingWhitespace(file).length;
-    if (f > g) return false;
-    if (g > f) added = true;
-  }
-  return added;
+/**
+ * Whether the match measured that the old text wrote the file's tabs as spaces (the file's
+ * indentation being tabs, then perhaps alignment spaces) or the file's spaces as tabs.
+ */
+function translationOf(pairs: [string, string][]): Translation {
+  const given = pairs.map(([g]) => g);
+  const file = pairs.map(([, f]) => f);
+  if (unitOf(given) === 'space' && file.some((f) => f.startsWith('\t')) && file.every((f) => /^\t* *$/.test(f))) return 'spaces_to_tabs';
+  if (unitOf(file) === 'space' && given.some((g) => g.startsWith('\t')) && given.every((g) => /^\t* *$/.test(g))) return 'tabs_to_spaces';
+  return null;
 }
 
 /** The indentation mapping a match measured, applied to one line's indentation. */
 class IndentShift {
   private readonly known: Map<string, string>;
   private readonly keys: string[];
-  private readonly givenUnit: IndentUnit;
   private readonly fileUnit: IndentUnit;
+  private readonly translation: Translation;
+  /** Some matched line's indentation differs between the old text and the file. */
+  private readonly measured: boolean;
   private readonly tabWidth: number;
   private readonly delta: number;
   /** The shift as text, when one indentation ends with the other: a prefix the old text added (removed from new lines) or lacks (added). */
@@ -129,11 +188,14 @@ class IndentShift {
   private readonly added: string | null;
 
   constructor(fuzzy: FuzzyAdjustment, tabWidth: number | null) {
-    const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
+    const pairs = indentPairs(fuzzy);
     this.known = consistentMap(pairs);
-    this.keys = [...this.known.keys()].sort((a, b) => b.length - a.length);
-    this.givenUnit = unitOf(this.known.keys());
+    this.translation = translationOf(pairs);
+    // A deeper line is built on a known indentation; under a translation only on whole tabs (one
+    // with alignment after its tabs would carry the alignment into the new line's indentation).
+    this.keys = [...this.known.keys()].filter((k) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!)).sort((a, b) => b.length - a.length);
     this.fileUnit = unitOf(this.known.values());
+    this.measured = pairs.some(([g, f]) => g !== f);
     this.tabWidth = tabWidth ?? fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
     this.delta = indentColumns(fuzzy.indentTo, this.tabWidth) - indentColumns(fuzzy.indentFrom, this.tabWidth);
     const [from, to] = [fuzzy.indentFrom, fuzzy.indentTo];
@@ -145,18 +207,32 @@ class IndentShift {
     const exact = this.known.get(ws);
     if (exact !== undefined) return { ws: exact, clamped: false };
     const key = this.keys.find((k) => ws.startsWith(k));
-    if (key !== undefined) {
-      const rest = ws.slice(key.length);
-      // Old text with no indentation says nothing of its unit: the new text's own is the one to translate.
-      const from = this.givenUnit === 'none' ? unitOf([rest]) : this.givenUnit;
-      return { ws: this.known.get(key)! + translateUnit(rest, from, this.fileUnit, this.tabWidth), clamped: false };
-    }
+    if (key !== undefined) return { ws: this.known.get(key)! + this.translate(ws.slice(key.length)), clamped: false };
+    if (!this.measured) return { ws, clamped: false };
     // Shallower than every old line: undo the same prefix (`  ` before tabs is not absorbed by a tab stop).
     if (this.removed !== null && ws.startsWith(this.removed)) return { ws: ws.slice(this.removed.length), clamped: false };
     if (this.added !== null && unitOf([ws]) !== 'mixed') return { ws: this.added + ws, clamped: false };
     const columns = indentColumns(ws, this.tabWidth) + this.delta;
-    const unit = this.fileUnit === 'tab' || this.fileUnit === 'space' ? this.fileUnit : unitOf([ws]);
+    const unit = this.translation === 'spaces_to_tabs' ? 'tab' : this.translation === 'tabs_to_spaces' ? 'space' : this.fileUnit === 'tab' || this.fileUnit === 'space' ? this.fileUnit : unitOf([ws]);
     return { ws: renderColumns(columns, unit, this.tabWidth), clamped: columns < 0 };
+  }
+
+  /** A whitespace-only new line: the file's whitespace when it is an indentation the old text used, else as written. */
+  blank(line: string): string {
+    return line === '' ? line : (this.known.get(line) ?? line);
+  }
+
+  /**
+   * Relative indentation past a known one, in the file's unit only when the match measured a
+   * translation; spaces after tabs are alignment and are kept; otherwise as written.
+   */
+  private translate(rest: string): string {
+    if (this.translation === 'spaces_to_tabs' && /^ *$/.test(rest)) return renderColumns(rest.length, 'tab', this.tabWidth);
+    if (this.translation === 'tabs_to_spaces') {
+      const tabs = /^\t*/.exec(rest)![0].length;
+      return ' '.repeat(tabs * this.tabWidth) + rest.slice(tabs);
+    }
+    return rest;
   }
 }
 
@@ -174,31 +250,40 @@ function measuredTabWidth(pairs: [string, string][]): number | null {
 }
 
 /**
- * The tab width to re-indent with when the old text wrote the file's tabs as spaces. A reading
- * under which nothing moved (spaces = tabs x width) is the plain one and stands, unless the new
- * text rules it out. Otherwise every usual width under which the matched lines differ from the
- * file's by one constant is a reading (one depth of 12 spaces for one tab: a tab of 8 shifted by
- * 4, a tab of 4 shifted by 8, ...), and the new text's own steps (how far its lines go past the old
- * text's indentation) must be whole tabs of it. Tabs of 4 and 8 are what tabs are written as; when
- * both are still possible the answer cannot be known, and 'ambiguous' makes the caller refuse.
- * Null: nothing to decide (not tabs written as spaces), the matcher's width stands.
+ * The tab width to re-indent with when the old text wrote the file's tabs as spaces. Every usual
+ * width under which the matched lines differ from the file's by one constant is a reading (one
+ * depth of 12 spaces for one tab: a tab of 8 shifted by 4, a tab of 4 shifted by 8, ...). The new
+ * text's own steps (how far its new lines sit from the old text's indentation, even ones only: an
+ * odd step, like a comment's ` * `, is alignment) should be whole tabs of it.
+ *
+ * A reading under which nothing moved (spaces = tabs x width) is the plain one: it stands unless
+ * a step is not whole tabs of it and a tab of 4 or 8, shifted, makes every step whole (a tab
+ * written as 8 spaces with 4-space steps is a tab of 4 shifted by 4). Otherwise, tabs of 4 and 8
+ * are what tabs are written as; when both are still possible the answer cannot be known, and
+ * 'ambiguous' makes the caller refuse. Null: nothing to decide, the matcher's width stands.
  */
-function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[]): number | 'ambiguous' | null {
-  const pairs = fuzzy.pairs.map((p) => [leadingWhitespace(p.given), leadingWhitespace(p.file)] as [string, string]);
-  if (unitOf(pairs.map(([given]) => given)) !== 'space' || unitOf(pairs.map(([, file]) => file)) !== 'tab') return null;
-  const copies = new Set(fuzzy.pairs.map((p) => stripEnd(p.given)));
+function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<number, string>): number | 'ambiguous' | null {
+  const pairs = indentPairs(fuzzy);
+  if (translationOf(pairs) !== 'spaces_to_tabs') return null;
   const steps = newLines
-    .filter((l) => !isBlank(l) && !copies.has(stripEnd(l)) && /^ *$/.test(leadingWhitespace(l)))
-    .map((l) => Math.abs(leadingWhitespace(l).length - fuzzy.indentFrom.length))
-    .filter((d) => d > 0);
+    .filter((l, i) => !isBlank(l) && !copies.has(i) && /^ *$/.test(leadingWhitespace(l)))
+    .map((l) => leadingWhitespace(l).length - fuzzy.indentFrom.length)
+    .filter((d) => d !== 0 && d % 2 === 0);
+  const whole = (width: number) => steps.every((d) => d % width === 0);
   const readings = new Map<number, number>();
   for (const width of TAB_WIDTHS) {
     const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, width) - indentColumns(given, width)));
-    if (shifts.size === 1 && steps.every((d) => d % width === 0)) readings.set(width, [...shifts][0]!);
+    if (shifts.size === 1) readings.set(width, [...shifts][0]!);
   }
-  const plain = [...readings].find(([, shift]) => shift === 0);
-  if (plain !== undefined) return plain[0] === (fuzzy.tabWidth ?? plain[0]) ? null : plain[0];
-  if (readings.size === 0) return null;
-  if (readings.has(4) && readings.has(8)) return steps.length === 0 ? null : 'ambiguous';
-  return readings.has(4) ? 4 : readings.has(8) ? 8 : [...readings.keys()][0]!;
+  const keep = (width: number) => (width === (fuzzy.tabWidth ?? width) ? null : width);
+  const plain = [...readings].find(([, shift]) => shift === 0)?.[0];
+  if (plain !== undefined) {
+    if (whole(plain)) return keep(plain);
+    const shifted = [4, 8].filter((w) => w !== plain && readings.has(w) && whole(w));
+    return shifted.length === 1 ? shifted[0]! : keep(plain);
+  }
+  const fitting = [...readings.keys()].filter(whole);
+  if (fitting.length === 0) return null;
+  if (fitting.includes(4) && fitting.includes(8)) return steps.length === 0 ? null : 'ambiguous';
+  return fitting.includes(4) ? 4 : fitting.includes(8) ? 8 : fitting[0]!;
 }

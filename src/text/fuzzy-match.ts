@@ -11,12 +11,13 @@
  *   boundary_lines       one of the above after leaving out a partial or garbled first and/or last
  *                        line that newText keeps unchanged, when what is left is long enough
  *
- * At every level the old text is tried as given, then without its blank first/last lines, then
- * without its final newline (a last line of the file that has none). Blank lines match blank
- * lines whatever their whitespace. The first attempt that finds anything decides: it must find
- * exactly ONE place (within the match hint, if any: a hint narrows, never widens), else recovery
- * stops and nothing is applied. Exact matches that occur several times are ambiguous and never
- * resolved by recovery.
+ * The old text is tried as given, then without its blank first/last lines, then without its final
+ * newline (a last line of the file that has none). Blank lines match blank lines whatever their
+ * whitespace. Which interpretation wins when two fit is decided in `recover` (ranked by how much
+ * of the old text they explain, then by tolerance; a shorter reading that fits more strictly
+ * elsewhere makes both refused). A place must be unique (within the match hint, if any: a hint
+ * narrows, never widens), else nothing is applied. Exact matches that occur several times are
+ * ambiguous and never resolved by recovery.
  *
  * An exact match that begins after the indentation of its line (old text copied without it) is
  * also reported, as `exact_after_indentation`, so that the new lines get that indentation.
@@ -56,6 +57,8 @@ export interface FuzzyAdjustment {
   indentFrom: string;
   indentTo: string;
   pairs: LinePair[];
+  /** Every line of the old text as matched (blank ones too), in order, with its file line. */
+  lines: LinePair[];
   /** The tab width under which tabs and spaces agreed (tabs_spaces), else null. */
   tabWidth: number | null;
   /** Only newText lines after the first get the indentation (exact_after_indentation). */
@@ -113,7 +116,8 @@ export function locateOldText(
     const start = exact[0];
     const unclear = unclearIndentation(haystack, index, start, oldText, newText);
     if (unclear !== null) return unclear;
-    return { kind: 'found', start, end: start + oldText.length, fuzzy: indentationBeforeMatch(haystack, index, start, oldText, newText) };
+    const span = wholeLineSpan(haystack, index, start, oldText, newText);
+    return { kind: 'found', ...span, fuzzy: indentationBeforeMatch(haystack, index, start, oldText, newText) };
   }
   if (exact.length > 1) return { kind: 'ambiguous', lines: exact.map((o) => index.lineOf(o)) };
   if (within !== undefined && findExactMatches(haystack, oldText).length > 0) return { kind: 'not_found', fuzzyAmbiguousLines: [] };
@@ -136,7 +140,28 @@ function indentationBeforeMatch(haystack: string, index: LineIndex, start: numbe
   const given = nonBlank[0];
   const variant = baseVariant(parseLines(oldText));
   const indentFrom = leadingWhitespace(given);
-  return finish('exact_after_indentation', null, variant, { pairs: [{ given, file: before + given }], indentFrom, indentTo: before + indentFrom, tabWidth: null }, true);
+  const lines = variant.needle.lines.map((l, i) => ({ given: l, file: i === 0 ? before + l : l }));
+  return finish('exact_after_indentation', null, variant, { pairs: [{ given, file: before + given }], lines, indentFrom, indentTo: before + indentFrom, tabWidth: null }, true);
+}
+
+/**
+ * An exact match that begins after its line's indentation and runs to the end of that line, with a
+ * new text whose first line is blank (a deletion, or a new text that starts with a blank line):
+ * the span grows back over the indentation, so the indentation is neither joined with the next
+ * line nor left on a blank line. A deletion of the rest of a line without its newline takes the
+ * newline too: the whole line goes, not its text alone.
+ */
+function wholeLineSpan(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): { start: number; end: number } {
+  const end = start + oldText.length;
+  const span = { start, end };
+  if (newText === null || !isBlank(newText.split('\n')[0]!)) return span;
+  const before = indentationBefore(haystack, index, start);
+  if (before === null) return span;
+  const firstLineEnds = oldText.includes('\n') || end === haystack.length || haystack[end] === '\n';
+  if (!firstLineEnds) return span;
+  const wholeStart = start - before.length;
+  if (newText === '' && !oldText.endsWith('\n') && haystack[end] === '\n') return { start: wholeStart, end: end + 1 };
+  return { start: wholeStart, end };
 }
 
 /** The whitespace-only text between the start of the line holding `start` and `start` (a BOM aside), or null. */
@@ -199,9 +224,16 @@ interface Window {
   start: number;
   end: number;
   pairs: LinePair[];
+  lines: LinePair[];
   indentFrom: string;
   indentTo: string;
   tabWidth: number | null;
+  /**
+   * The old text's first line matched the end of a file line, or its last line (given without a
+   * final newline) the start of one: the exact rule counts such a place, so recovery must too
+   * (a candidate for ambiguity), but it is never applied as a whole-line match.
+   */
+  partial: boolean;
 }
 
 const LINE_LEVELS: readonly LineLevel[] = ['line_end_whitespace', 'indentation_shift', 'tabs_spaces'];
@@ -209,34 +241,79 @@ const LINE_LEVELS: readonly LineLevel[] = ['line_end_whitespace', 'indentation_s
 const MIN_KEPT_LINES = 2;
 const MIN_KEPT_CHARS = 12;
 
+/**
+ * The ladder. An interpretation is a shape of the old text (every line as given; without blank
+ * end lines; without the final newline; without a first/last line) compared at one whitespace
+ * tolerance. Shapes are ranked by how much of the old text they explain, tolerances from the
+ * strictest. The first interpretation that places the text wins, if it places it at exactly one
+ * place and no other interpretation that fits is better on either count: one that explains less
+ * but fits with a stricter tolerance at another place is a second reading of the text, and both
+ * are refused, naming both places. So is a place the exact rule would count (the old text's first
+ * line matching after a line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
+ */
 function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
   const finder = new WindowFinder(index, inside);
-  const shapes = shapeVariants(needle, authored);
-  for (const level of LINE_LEVELS) {
-    for (const variant of shapes) {
-      const windows = finder.find(variant.needle, level);
-      if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
-      if (windows.length === 1) return found(windows[0], finish(level, null, variant, windows[0], false));
-    }
-  }
-  if (authored === null) return { kind: 'not_found', fuzzyAmbiguousLines: [] };
   const trimmed = blankTrimmed(needle);
-  for (const group of boundaryGroups(keepsBlankLines(trimmed, authored) ? trimmed : baseVariant(needle), authored)) {
-    for (const level of LINE_LEVELS) {
-      const hits: { variant: Variant; window: Window }[] = [];
-      for (const variant of group) {
-        const windows = finder.find(variant.needle, level).filter((w) => boundaryAgrees(index, w, variant));
-        if (windows.length > 1) return { kind: 'not_found', fuzzyAmbiguousLines: windows.map((w) => w.startLine) };
-        if (windows.length === 1) hits.push({ variant, window: windows[0] });
+  const ranks: Variant[][] = [
+    ...shapeVariants(needle, authored).map((v) => [v]),
+    ...(authored === null ? [] : boundaryGroups(keepsBlankLines(trimmed, authored) ? trimmed : baseVariant(needle), authored)),
+  ];
+  let partial: Window | null = null;
+  for (const [rank, group] of ranks.entries()) {
+    for (const [l, level] of LINE_LEVELS.entries()) {
+      const hit = attempt(finder, index, group, level, rank === 0);
+      if (hit.kind === 'none') continue;
+      if (hit.kind === 'many') return ambiguous(hit.lines);
+      if (hit.window.partial) {
+        partial = hit.window;
+        continue;
       }
-      if (hits.length === 0) continue;
-      const first = hits[0];
-      const elsewhere = hits.filter((h) => h.window.end <= first.window.start || h.window.start >= first.window.end);
-      if (elsewhere.length > 0) return { kind: 'not_found', fuzzyAmbiguousLines: [first, ...elsewhere].map((h) => h.window.startLine) };
-      return found(first.window, finish('boundary_lines', level, first.variant, first.window, false));
+      const w = hit.window;
+      const rivals = partial !== null && !overlaps(partial, w) ? [partial.startLine] : [];
+      // Interpretations that explain less but fit with a stricter tolerance, at another place.
+      for (const shorter of ranks.slice(rank + 1)) {
+        for (const stricter of LINE_LEVELS.slice(0, l)) {
+          const other = attempt(finder, index, shorter, stricter, false);
+          if (other.kind === 'many') rivals.push(...other.lines);
+          else if (other.kind === 'one' && !overlaps(other.window, w)) rivals.push(other.window.startLine);
+        }
+      }
+      if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
+      const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
+      return found(w, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
     }
   }
-  return { kind: 'not_found', fuzzyAmbiguousLines: [] };
+  return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
+}
+
+type Attempt = { kind: 'none' } | { kind: 'many'; lines: number[] } | { kind: 'one'; variant: Variant; window: Window };
+
+/**
+ * One interpretation: the variants of a group (a boundary group may leave out the first or the
+ * last line) compared at one level. Several places are `many`; so are two variants of one group
+ * that place the text at different places.
+ */
+function attempt(finder: WindowFinder, index: LineIndex, group: Variant[], level: LineLevel, asGiven: boolean): Attempt {
+  const hits: { variant: Variant; window: Window }[] = [];
+  for (const variant of group) {
+    const open = asGiven && level === 'line_end_whitespace';
+    const windows = finder.find(variant.needle, level, open, open && !variant.needle.endsWithNewline).filter((w) => boundaryAgrees(index, w, variant));
+    if (windows.length > 1) return { kind: 'many', lines: windows.map((w) => w.startLine) };
+    if (windows.length === 1) hits.push({ variant, window: windows[0]! });
+  }
+  if (hits.length === 0) return { kind: 'none' };
+  const first = hits[0]!;
+  const elsewhere = hits.filter((h) => !overlaps(h.window, first.window));
+  if (elsewhere.length > 0) return { kind: 'many', lines: [first, ...elsewhere].map((h) => h.window.startLine) };
+  return { kind: 'one', ...first };
+}
+
+function overlaps(a: Pick<Window, 'startLine' | 'endLine'>, b: Pick<Window, 'startLine' | 'endLine'>): boolean {
+  return a.startLine <= b.endLine && b.startLine <= a.endLine;
+}
+
+function ambiguous(lines: number[]): LocateOutcome {
+  return { kind: 'not_found', fuzzyAmbiguousLines: [...new Set(lines)].sort((a, b) => a - b) };
 }
 
 function found(window: Window, fuzzy: FuzzyAdjustment): LocateOutcome {
@@ -349,13 +426,14 @@ function specific(n: NeedleLines): boolean {
   return content.length >= MIN_KEPT_LINES && content.reduce((sum, l) => sum + l.replace(/\s+/g, '').length, 0) >= MIN_KEPT_CHARS;
 }
 
-function finish(level: RecoveryLevel, lineLevel: LineLevel | null, variant: Variant, window: Pick<Window, 'pairs' | 'indentFrom' | 'indentTo' | 'tabWidth'>, keepFirstLine: boolean): FuzzyAdjustment {
+function finish(level: RecoveryLevel, lineLevel: LineLevel | null, variant: Variant, window: Omit<WindowMatch, 'partial'>, keepFirstLine: boolean): FuzzyAdjustment {
   const base = {
     level,
     lineLevel,
     indentFrom: window.indentFrom,
     indentTo: window.indentTo,
     pairs: window.pairs,
+    lines: window.lines,
     tabWidth: window.tabWidth,
     keepFirstLine,
     dropLeadingBlank: variant.dropLeadingBlank,
@@ -381,15 +459,22 @@ class WindowFinder {
     private readonly inside: (startLine: number, endLine: number) => boolean,
   ) {}
 
-  find(needle: NeedleLines, level: LineLevel): Window[] {
+  /**
+   * `openStart`: the first line may also match the end of a file line; `openEnd`: the last line
+   * (the needle has no final newline) may also match the start of one. Such windows are `partial`.
+   */
+  find(needle: NeedleLines, level: LineLevel, openStart: boolean, openEnd: boolean): Window[] {
     const k = needle.lines.length;
     const nonBlank = needle.lines.map((l) => !isBlank(l));
+    const open = (i: number) => (openStart && i === 0) || (openEnd && i === k - 1);
     let anchor = -1;
-    for (let i = 0; i < k; i++) if (nonBlank[i] && (anchor === -1 || needle.lines[i].trim().length > needle.lines[anchor].trim().length)) anchor = i;
+    const better = (i: number) => anchor === -1 || (open(anchor) && !open(i)) || (open(anchor) === open(i) && needle.lines[i].trim().length > needle.lines[anchor].trim().length);
+    for (let i = 0; i < k; i++) if (nonBlank[i] && better(i)) anchor = i;
     if (anchor === -1) return [];
-    const matcher = new LineMatcher(needle.lines, nonBlank, level);
+    const matcher = new LineMatcher(needle.lines, nonBlank, level, openStart, openEnd);
     const windows: Window[] = [];
-    for (const line of this.linesHolding(needle.lines[anchor].trim())) {
+    const trimmedAnchor = needle.lines[anchor].trim();
+    for (const line of open(anchor) ? this.linesContaining(trimmedAnchor) : this.linesHolding(trimmedAnchor)) {
       const first = line - anchor;
       const last = first + k - 1;
       if (first < 1 || last > this.index.lineCount) continue;
@@ -418,23 +503,33 @@ class WindowFinder {
 
   /** 1-based lines whose trimmed text is `trimmed`, in order. */
   private linesHolding(trimmed: string): number[] {
-    const cached = this.candidates.get(trimmed);
+    return this.search(trimmed, true);
+  }
+
+  /** 1-based lines that contain `trimmed`, in order. */
+  private linesContaining(trimmed: string): number[] {
+    return this.search(trimmed, false);
+  }
+
+  private search(trimmed: string, whole: boolean): number[] {
+    const key = `${whole ? 'w' : 'c'}${trimmed}`;
+    const cached = this.candidates.get(key);
     if (cached !== undefined) return cached;
     const text = this.index.text;
     const lines: number[] = [];
     for (let i = text.indexOf(trimmed); i !== -1; i = text.indexOf(trimmed, i + 1)) {
       const line = this.index.lineOf(i);
-      if (lines[lines.length - 1] !== line && this.lineText(line).trim() === trimmed) lines.push(line);
+      if (lines[lines.length - 1] !== line && (!whole || this.lineText(line).trim() === trimmed)) lines.push(line);
       // Skip to the next line: one hit per line is enough.
       const next = this.index.lineContentEnd(line) + 1;
       if (next > i + 1) i = next - 1;
     }
-    this.candidates.set(trimmed, lines);
+    this.candidates.set(key, lines);
     return lines;
   }
 }
 
-type WindowMatch = Pick<Window, 'pairs' | 'indentFrom' | 'indentTo' | 'tabWidth'>;
+type WindowMatch = Pick<Window, 'pairs' | 'lines' | 'indentFrom' | 'indentTo' | 'tabWidth' | 'partial'>;
 
 /** Compares the needle's lines with a window of file lines at one level. */
 class LineMatcher {
@@ -447,6 +542,8 @@ class LineMatcher {
     private readonly lines: string[],
     private readonly nonBlank: boolean[],
     private readonly level: LineLevel,
+    private readonly openStart: boolean,
+    private readonly openEnd: boolean,
   ) {
     this.stripped = lines.map(stripEnd);
     this.needleIndent = commonIndent(this.stripped.filter((_, i) => nonBlank[i]));
@@ -460,12 +557,18 @@ class LineMatcher {
     const fileStripped = fileLines.map(stripEnd);
     const pairs: LinePair[] = [];
     for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i]) pairs.push({ given: this.lines[i], file: fileLines[i] });
+    const lines = this.lines.map((given, i) => ({ given, file: fileLines[i]! }));
     const fileIndent = commonIndent(fileStripped.filter((_, i) => nonBlank[i]));
-    const result = (tabWidth: number | null): WindowMatch => ({ pairs, indentFrom: this.needleIndent, indentTo: fileIndent, tabWidth });
+    const result = (tabWidth: number | null, partial = false): WindowMatch => ({ pairs, lines, indentFrom: this.needleIndent, indentTo: fileIndent, tabWidth, partial });
 
     if (this.level === 'line_end_whitespace') {
-      for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i] !== this.stripped[i]) return null;
-      return result(null);
+      let partial = false;
+      for (let i = 0; i < nonBlank.length; i++) {
+        if (!nonBlank[i] || fileStripped[i] === this.stripped[i]) continue;
+        if (!this.partlyEqual(i, fileLines[i]!, fileStripped[i]!)) return null;
+        partial = true;
+      }
+      return result(null, partial);
     }
     if (this.level === 'indentation_shift') {
       for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i].slice(fileIndent.length) !== this.rests[i]) return null;
@@ -474,6 +577,17 @@ class LineMatcher {
     for (let i = 0; i < nonBlank.length; i++) if (nonBlank[i] && fileStripped[i].trimStart() !== this.contents[i]) return null;
     const width = this.tabWidthFor(fileStripped);
     return width === null ? null : result(width);
+  }
+
+  /** Line `i` of the needle equals part of the file line as the exact rule allows: the end of the first line, the start of an open last line. */
+  private partlyEqual(i: number, file: string, fileStripped: string): boolean {
+    const given = this.stripped[i]!;
+    const first = this.openStart && i === 0;
+    const last = this.openEnd && i === this.lines.length - 1;
+    if (first && last) return file.includes(given);
+    if (first) return fileStripped.endsWith(given);
+    if (last) return file.startsWith(given);
+    return false;
   }
 
   /** The tab width under which every line's indentation differs from the file's by one constant (no difference preferred). */

@@ -19,7 +19,7 @@
 import { ForgeError } from '../errors';
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
-import { adaptNewText, ambiguousTabWidthMessage } from './adapt-new-text';
+import { adaptNewText, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
 import { locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { detectGenerated } from './generated';
 import { LineIndex } from './lines';
@@ -200,6 +200,11 @@ function planReplace(
   let text = applyReindent(insertedText(op, clips, label, notes), op.reindent);
   if (outcome.fuzzy !== null && authored !== null) {
     const adapted = adaptNewText(text, outcome.fuzzy);
+    if (adapted.unclearCopy) {
+      throw new ForgeError('TEXT_COPY_UNCLEAR', `${label}: ${unclearCopyMessage(adapted.unclearCopy, 'oldText', 'newText')}`, {
+        data: { patch: patchNo, newLine: adapted.unclearCopy.newLine },
+      });
+    }
     if (adapted.ambiguousTabWidth) {
       throw new ForgeError('TEXT_INDENTATION_UNCLEAR', `${label}: ${ambiguousTabWidthMessage(adapted.ambiguousTabWidth, 'oldText', 'newText')}`, {
         data: { patch: patchNo, newLine: adapted.ambiguousTabWidth.newLine },

@@ -10,7 +10,7 @@
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { editError, type SnippetEditResult } from './edit-result';
-import { adaptNewText, ambiguousTabWidthMessage } from './adapt-new-text';
+import { adaptNewText, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
 import { findExactMatches, locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { LineIndex } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
@@ -83,6 +83,7 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
   const newlineKind = analyzeNewlines(original).dominant;
   const fuzzy = outcome.fuzzy;
   const adapted = fuzzy === null ? null : adaptNewText(newSnippet, fuzzy);
+  if (adapted?.unclearCopy) return editError('TEXT_COPY_UNCLEAR', unclearCopyMessage(adapted.unclearCopy, 'old_snippet', 'new_snippet'));
   if (adapted?.ambiguousTabWidth) return editError('TEXT_INDENTATION_UNCLEAR', ambiguousTabWidthMessage(adapted.ambiguousTabWidth, 'old_snippet', 'new_snippet'));
   const inserted = adapted === null ? request.newSnippet : adapted.text;
   const replacement = convertNewlines(inserted, newlineKind);

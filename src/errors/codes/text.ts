@@ -3,6 +3,7 @@ export const TEXT_CODES = {
   TEXT_NO_MATCH: { kind: 'user', summary: 'The text to replace was not found.' },
   TEXT_AMBIGUOUS_MATCH: { kind: 'user', summary: 'The text to replace appears more than once.' },
   TEXT_INDENTATION_UNCLEAR: { kind: 'user', summary: 'The text matched after a line\'s indentation, and a new line\'s indentation could be meant relative to it or as written.' },
+  TEXT_COPY_UNCLEAR: { kind: 'user', summary: 'After a match that ignored whitespace at line ends, a line the new text repeats from the old text has other whitespace at its end than the file: an edit or noise, which cannot be told.' },
   TEXT_EMPTY_SNIPPET: { kind: 'user', summary: 'The text to locate is empty, so it cannot identify a place in the file.' },
   TEXT_MATCH_HINT_INVALID: { kind: 'user', summary: 'A match hint line range is malformed.' },
   TEXT_LINE_RANGE_INVALID: { kind: 'user', summary: 'A line range is malformed or lies outside the file.' },

@@ -162,8 +162,9 @@ describe('re-indenting variants of mechanisms 1 and 2', () => {
     both(TABBED, '  \tif ok {\n  \t\trun()\n', '  \tif ok {\n  \t\trun()\n  log()\n', 'func main() {\n\tif ok {\n\t\trun()\nlog()\n\t}\n}\n');
   });
 
-  it('old text with no indentation left: the new text\'s deeper lines in spaces are written in the file\'s tabs', () => {
-    both(TABBED, 'run()\n', 'run()\n    stop()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t\tstop()\n\t}\n}\n');
+  it('old text with no indentation left: the new text\'s deeper lines keep what they were written with (issue 26: spaces after tabs are alignment)', () => {
+    both(TABBED, 'run()\n', 'run()\n    stop()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t    stop()\n\t}\n}\n');
+    both(TABBED, 'run()\n', 'run()\n\tstop()\n', 'func main() {\n\tif ok {\n\t\trun()\n\t\t\tstop()\n\t}\n}\n');
   });
 
   it('tabs written as spaces and shifted: 12 spaces for 2 tabs is not a tab width of 6', () => {

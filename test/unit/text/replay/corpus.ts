@@ -92,9 +92,9 @@ function opener(r: Rng, style: 'c' | 'py'): string {
   return pick(r, [`if (${cond}) {`, `for (${identifier(r)} of ${identifier(r)}) {`, `function ${pick(r, CALLS)}${identifier(r)}(${identifier(r)}) {`, `while (${cond}) {`]);
 }
 
-/** A generated source file: nested blocks of statements in one indentation style. */
+/** A generated source file: nested blocks of statements in one indentation style (tabs, 2, 4 or 8 spaces), with calls continued on an aligned line. */
 export function generatedFile(r: Rng, n: number): BaseFile {
-  const unit = pick(r, ['\t', '\t', '    ', '  ']);
+  const unit = pick(r, ['\t', '\t', '    ', '  ', '        ']);
   const style = unit === '    ' && r() < 0.5 ? 'py' : 'c';
   const crlf = r() < 0.3;
   const bom = r() < 0.15;
@@ -112,6 +112,10 @@ export function generatedFile(r: Rng, n: number): BaseFile {
       if (style === 'c') lines.push(`${unit.repeat(depth)}}`);
     } else if (roll < 0.33) {
       lines.push('');
+    } else if (roll < 0.37 && style === 'c') {
+      // A call continued on the next line, aligned after the indentation (tabs, then spaces).
+      const call = `${pick(r, CALLS)}(${identifier(r)},`;
+      lines.push(unit.repeat(depth) + call, unit.repeat(depth) + ' '.repeat(call.indexOf('(') + 1) + `${identifier(r)});`);
     } else {
       lines.push(unit.repeat(depth) + statement(r, style) + (trailing && r() < 0.3 ? pick(r, [' ', '  ', '\t']) : ''));
     }
@@ -180,14 +184,63 @@ export const CLASSES = [
   // Two perturbations at once (outside issue 13's classes): tabs as spaces, then shifted +4.
   // Where a tab of 4 and one of 8 both fit, refusing is right; a wrong result never is.
   'tabs_as_spaces_shifted',
+  // Issue 26: what models really send. A blank line inside the old text written with the
+  // indentation around it (in the new text's copy too), and two perturbations at once.
+  'blank_lines_indented',
+  'common_indentation_removed_trailing_added',
+  'trailing_removed_first_line_missing',
 ] as const;
 export type PerturbationClass = (typeof CLASSES)[number];
 
 const mapLines = (text: string, f: (line: string, i: number) => string) => text.split('\n').map((l, i, all) => (i === all.length - 1 && l === '' ? l : f(l, i))).join('\n');
 const blank = (line: string) => line.trim() === '';
 
+interface Texts {
+  oldText: string;
+  newText: string;
+}
+
 /** The hunk's old and new text as a model would send them in this class, or null when the class does not apply to it. */
-export function perturb(r: Rng, hunk: Hunk, kind: PerturbationClass): { oldText: string; newText: string } | null {
+export function perturb(r: Rng, hunk: Hunk, kind: PerturbationClass): Texts | null {
+  switch (kind) {
+    case 'blank_lines_indented':
+      return indentBlankLines(hunk);
+    case 'common_indentation_removed_trailing_added':
+      return then(r, hunk, perturb(r, hunk, 'common_indentation_removed'), 'trailing_whitespace_added');
+    case 'trailing_removed_first_line_missing':
+      return then(r, hunk, perturb(r, hunk, 'trailing_whitespace_removed'), 'first_line_missing');
+    default:
+      return single(r, hunk, kind);
+  }
+}
+
+/** A second perturbation applied to what the first one sent. */
+function then(r: Rng, hunk: Hunk, first: Texts | null, kind: PerturbationClass): Texts | null {
+  return first === null ? null : perturb(r, { ...hunk, ...first }, kind);
+}
+
+/**
+ * Every blank line of the old text written with the indentation of the nearest non-blank line
+ * before it (after it, for leading ones), in the old text and in the new text alike (its copies
+ * of those lines are written the same way). Null when that changes nothing.
+ */
+function indentBlankLines(hunk: Hunk): Texts | null {
+  const indentBlanks = (text: string) => {
+    const lines = text.split('\n');
+    const last = lines.length - 1;
+    return lines
+      .map((l, i) => {
+        if (l.trim() !== '' || (i === last && l === '')) return l;
+        const near = [...lines.slice(0, i)].reverse().find((x) => x.trim() !== '') ?? lines.slice(i + 1).find((x) => x.trim() !== '') ?? '';
+        return leading(near);
+      })
+      .join('\n');
+  };
+  const oldText = indentBlanks(hunk.oldText);
+  return oldText === hunk.oldText ? null : { oldText, newText: indentBlanks(hunk.newText) };
+}
+
+function single(r: Rng, hunk: Hunk, kind: PerturbationClass): Texts | null {
   const { oldText, newText } = hunk;
   const oldLines = new Set(oldText.split('\n'));
   switch (kind) {
@@ -261,5 +314,7 @@ export function perturb(r: Rng, hunk: Hunk, kind: PerturbationClass): { oldText:
       const newFirst = endCut && r() < 0.4 ? n[0] : cut;
       return { oldText: [cut, ...o.slice(1)].join('\n'), newText: [newFirst, ...n.slice(1)].join('\n') };
     }
+    default:
+      return null;
   }
 }

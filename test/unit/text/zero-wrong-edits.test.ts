@@ -1,0 +1,132 @@
+/**
+ * Issue 26: the recovery ladder and the mid-line match must never write a wrong edit. Every
+ * reproduction of the issue, through both engines (Edit's snippet mode and Patch): the result is
+ * the intended text, or a refusal with a coded error, never another text.
+ */
+import { describe, expect, it } from 'vitest';
+import { applyPatches, applySnippetEdit, type SnippetEditResult } from '../../../src/text';
+
+function edit(original: string, oldSnippet: string, newSnippet: string): SnippetEditResult {
+  return applySnippetEdit(original, { oldSnippet, newSnippet });
+}
+
+/** Patch's result as text, or its error code. */
+function patch(original: string, oldText: string, newText: string): { text: string } | { code: string; message: string } {
+  try {
+    return { text: applyPatches(original, [{ operation: 'replace', oldText, newText }]).text };
+  } catch (error) {
+    const e = error as { code?: string; message: string };
+    if (e.code === undefined) throw error;
+    return { code: e.code, message: e.message };
+  }
+}
+
+function editText(result: SnippetEditResult): string {
+  if (result.status !== 'ok') throw new Error(`expected ok, got ${result.status}: ${result.message}`);
+  return result.text;
+}
+
+/** Both tools give `expected`. */
+function both(original: string, oldText: string, newText: string, expected: string) {
+  expect(editText(edit(original, oldText, newText))).toBe(expected);
+  expect(patch(original, oldText, newText)).toEqual({ text: expected });
+}
+
+/** Both tools refuse with a coded error whose message names every one of `lines`. */
+function bothRefuse(original: string, oldText: string, newText: string, lines: number[]) {
+  const e = edit(original, oldText, newText);
+  expect(e.status).not.toBe('ok');
+  const p = patch(original, oldText, newText);
+  expect(p).toHaveProperty('code');
+  for (const message of [e.status === 'ok' ? '' : e.message, 'message' in p ? p.message : '']) {
+    for (const line of lines) expect(message).toMatch(new RegExp(`\\b${line}\\b`));
+  }
+}
+
+describe('issue 26: at the wrong place', () => {
+  it('whole-line recovery hides a second candidate: a recovered match is unique under the exact rule or refused naming both', () => {
+    const file = 'a\nfoo\nb {\n    foo\n}\n';
+    // The exact search finds two places (line 4 after its indentation) …
+    expect(edit(file, 'foo\n', 'bar\n')).toMatchObject({ status: 'ambiguous', candidateLines: [2, 4] });
+    // … so the same text with a trailing space added must not pick one of them.
+    bothRefuse(file, 'foo \n', 'bar\n', [2, 4]);
+    bothRefuse(file, 'foo\t\n', 'foo\nbaz\n', [2, 4]);
+  });
+
+  it('whole-line recovery: a second candidate mid-line in a multi-line old text is also counted', () => {
+    const file = 'x = 1\nfoo()\nbar()\nif y:\n    foo()\nbar()\n';
+    bothRefuse(file, 'foo() \nbar()\n', 'foo()\nbaz()\n', [2, 5]);
+  });
+
+  it('dropping a trailing blank line is not tried before an indentation shift that explains every line', () => {
+    const file = 'proc p {\n    if {1} {\n        }\n    }\n\ntail\n    }\n}\n';
+    const oldText = '    }\n}\n\n';
+    const newText = '    } x\n}\n\n';
+    const intended = 'proc p {\n    if {1} {\n        } x\n    }\n\ntail\n    }\n}\n';
+    const wrongPlace = 'proc p {\n    if {1} {\n        }\n    }\n\ntail\n    } x\n}\n';
+    const e = edit(file, oldText, newText);
+    const p = patch(file, oldText, newText);
+    for (const text of [e.status === 'ok' ? e.text : null, 'text' in p ? p.text : null]) {
+      expect(text).not.toBe(wrongPlace);
+      if (text !== null) expect(text).toBe(intended);
+    }
+    // Lines 3-5 explain every line of the old text with a shift, line 7 all but the blank line
+    // exactly: two readings, so both are refused, naming both places.
+    bothRefuse(file, oldText, newText, [3, 7]);
+  });
+});
+
+describe('issue 26: at the right place, with the right whitespace', () => {
+  it('trailing whitespace is stripped only from lines matched to old lines, never from inserted lines', () => {
+    both('a\nb\n', 'a \n', 'a\nc  \n', 'a\nc  \nb\n');
+    both('x\n\tfoo();\ny\n', '\tfoo(); \n', '\tfoo();\n\tbar();\t\n', 'x\n\tfoo();\n\tbar();\t\ny\n');
+    // Padding on every line of both texts is the model's noise: then it is not written.
+    both('x\n\tfoo();\ny\n', '\tfoo(); \n', '\tfoo(); \n\tbar();\t\n', 'x\n\tfoo();\n\tbar();\ny\n');
+  });
+
+  it('inserted lines keep the unit the model wrote when no shift was measured', () => {
+    both('{\n            a();\n}\n', '            a(); \n', '\t\t\tb();\n            a();\n', '{\n\t\t\tb();\n            a();\n}\n');
+    both('{\n\t\ta();\n}\n', '\t\ta();  \n', '\t\ta();\n        b();\n', '{\n\t\ta();\n        b();\n}\n');
+  });
+
+  it('a whitespace-only line copied from the old text is written as the file has it', () => {
+    const file = 'f()\n{\n\ta;\n\t\n\tb;\n}\n';
+    both(file, '    a;\n    \n    b;\n', '    a;\n    c;\n    \n    b;\n', 'f()\n{\n\ta;\n\tc;\n\t\n\tb;\n}\n');
+    const empty = 'f()\n{\n\ta;\n\n\tb;\n}\n';
+    both(empty, '    a;\n    \n    b;\n', '    a;\n    c;\n    \n    b;\n', 'f()\n{\n\ta;\n\tc;\n\n\tb;\n}\n');
+  });
+
+  it('tabs and spaces are not mixed after a shift: a comment\'s alignment is not an indentation step', () => {
+    const file = 'int f()\n{\n\tint a;\n\tint b;\n}\n';
+    const oldText = '        int a;\n        int b;\n';
+    const newText = '        int a;\n        int b;\n        /*\n         * note\n         */\n        if (x) {\n            int c;\n        }\n';
+    both(file, oldText, newText, 'int f()\n{\n\tint a;\n\tint b;\n\t/*\n\t * note\n\t */\n\tif (x) {\n\t\tint c;\n\t}\n}\n');
+  });
+
+  it('alignment spaces after tabs are kept on the exact path (after the indentation) and on the recovery path', () => {
+    const file = 'void f()\n{\n\tif (x)\n\t\tBUG("a", y);\n}\n';
+    const intended = 'void f()\n{\n\tif (x)\n\t\tBUG("a",\n\t\t    y);\n}\n';
+    both(file, 'BUG("a", y);\n', 'BUG("a",\n    y);\n', intended);
+    both(file, '\t\tBUG("a", y); \n', '\t\tBUG("a",\n\t\t    y);\n', intended);
+  });
+
+  it('tabs written as spaces are a unit translation, not a string shift: shallower lines stay where written', () => {
+    both('A\n\tB\nC\n', '    B\n', '    B\n+\n* item\n  continued\n', 'A\n\tB\n+\n* item\n  continued\nC\n');
+  });
+});
+
+describe('issue 26: deleting a snippet matched after a line\'s indentation', () => {
+  it('removes the whole line instead of joining its indentation with the next line', () => {
+    both('def f():\n    x = 1\n    cleanup()\nmain()\n', 'cleanup()\n', '', 'def f():\n    x = 1\nmain()\n');
+    both('\tint a;\n\t\tfree(p);\n\treturn;\n', 'free(p);\n', '', '\tint a;\n\treturn;\n');
+  });
+
+  it('a new text that starts with a blank line leaves no indentation on it', () => {
+    both('if (x) {\n    a();\n}\n', 'a();\n', '\nb();\n', 'if (x) {\n\n    b();\n}\n');
+  });
+
+  it('a deletion that is the rest of the line without its newline removes the line too; one that is not the rest of the line is left alone', () => {
+    both('def f():\n    x = 1\n    cleanup()\nmain()\n', 'cleanup()', '', 'def f():\n    x = 1\nmain()\n');
+    both('f(a, b)\n', 'a, ', '', 'f(b)\n');
+  });
+});

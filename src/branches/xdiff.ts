@@ -492,8 +492,12 @@ interface Group {
   end: number;
 }
 
-/** Slides change groups as git does (no indent heuristic: merges do not set it). rchg is offset by one. */
-export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Array): void {
+/**
+ * Slides change groups as git does. rchg is offset by one. Merges do not set the indent
+ * heuristic; `git diff` and `git blame` do (diff.indentHeuristic defaults to true): pass each
+ * line's indentation (`lineIndents`) to slide a free group to the split git would choose.
+ */
+export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Array, indents?: Int32Array): void {
   const nrec = recs.length;
   const nreco = rchgo.length - 2;
   const changed = (flags: Uint8Array, i: number) => flags[i + 1] === 1;
@@ -557,11 +561,126 @@ export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Ar
           if (!slideUp(g)) throw new Error('xdiff: match disappeared');
           if (!previous(rchgo, go)) throw new Error('xdiff: group sync broken sliding to match');
         }
+      } else if (g.end !== earliestEnd && indents) {
+        const best = bestIndentShift(indents, g.end, groupsize, earliestEnd);
+        while (g.end > best) {
+          if (!slideUp(g)) throw new Error('xdiff: best shift unreached');
+          if (!previous(rchgo, go)) throw new Error('xdiff: group sync broken sliding to best shift');
+        }
       }
     }
     if (!next(rchg, nrec, g)) break;
     if (!next(rchgo, nreco, go)) throw new Error('xdiff: group sync broken moving to next group');
   }
+}
+
+// ---------- the indent heuristic (xdiffi.c, diff.indentHeuristic) ----------
+
+const MAX_INDENT = 200;
+const MAX_BLANKS = 20;
+const INDENT_HEURISTIC_MAX_SLIDING = 100;
+// git's empirically tuned weights: a smaller score is a better place for a group to start or end.
+const START_OF_FILE_PENALTY = 1;
+const END_OF_FILE_PENALTY = 21;
+const TOTAL_BLANK_WEIGHT = -30;
+const POST_BLANK_WEIGHT = 6;
+const RELATIVE_INDENT_PENALTY = -4;
+const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
+const RELATIVE_OUTDENT_PENALTY = 24;
+const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
+const RELATIVE_DEDENT_PENALTY = 23;
+const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
+const INDENT_WEIGHT = 60;
+
+/** Each line's indentation in columns (a tab to the next multiple of 8), -1 for a blank line. */
+export function lineIndents(bytes: Uint8Array, starts: readonly number[]): Int32Array {
+  const out = new Int32Array(starts.length - 1);
+  for (let i = 0; i < out.length; i++) {
+    let columns = 0;
+    let indent = -1;
+    for (let at = starts[i]!; at < starts[i + 1]!; at++) {
+      const c = bytes[at]!;
+      // git's own isspace (ctype.c): space, \t, \n and \r only; space and tab add columns.
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
+        indent = columns;
+        break;
+      }
+      if (c === 32) columns += 1;
+      else if (c === 9) columns += 8 - (columns % 8);
+      if (columns >= MAX_INDENT) {
+        indent = MAX_INDENT;
+        break;
+      }
+    }
+    out[i] = indent;
+  }
+  return out;
+}
+
+interface SplitScore {
+  effectiveIndent: number;
+  penalty: number;
+}
+
+/** Adds the badness of splitting the file just above line `split` to `score`. */
+function scoreSplit(indents: Int32Array, split: number, score: SplitScore): void {
+  const n = indents.length;
+  const endOfFile = split >= n;
+  const indentHere = endOfFile ? -1 : indents[split]!;
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = indents[i]!;
+    if (preIndent !== -1) break;
+    if (++preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlankAfter = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < n; i++) {
+    postIndent = indents[i]!;
+    if (postIndent !== -1) break;
+    if (++postBlankAfter === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  if (preIndent === -1 && preBlank === 0) score.penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) score.penalty += END_OF_FILE_PENALTY;
+  const postBlank = indentHere === -1 ? 1 + postBlankAfter : 0;
+  const totalBlank = preBlank + postBlank;
+  score.penalty += TOTAL_BLANK_WEIGHT * totalBlank + POST_BLANK_WEIGHT * postBlank;
+  const indent = indentHere !== -1 ? indentHere : postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score.effectiveIndent += indent;
+  if (indent === -1 || preIndent === -1 || indent === preIndent) return;
+  if (indent > preIndent) score.penalty += anyBlanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  else if (postIndent !== -1 && postIndent > indent) score.penalty += anyBlanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+  else score.penalty += anyBlanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+}
+
+function compareScores(a: SplitScore, b: SplitScore): number {
+  const byIndent = Number(a.effectiveIndent > b.effectiveIndent) - Number(a.effectiveIndent < b.effectiveIndent);
+  return INDENT_WEIGHT * byIndent + (a.penalty - b.penalty);
+}
+
+/** The end the group (slid fully down to `end`) should have: the lowest score, the last on ties. */
+function bestIndentShift(indents: Int32Array, end: number, groupsize: number, earliestEnd: number): number {
+  const first = Math.max(earliestEnd, end - groupsize - 1, end - INDENT_HEURISTIC_MAX_SLIDING);
+  let best = -1;
+  let bestScore: SplitScore = { effectiveIndent: 0, penalty: 0 };
+  for (let shift = first; shift <= end; shift++) {
+    const score = { effectiveIndent: 0, penalty: 0 };
+    scoreSplit(indents, shift, score);
+    scoreSplit(indents, shift - groupsize, score);
+    if (best === -1 || compareScores(score, bestScore) <= 0) {
+      best = shift;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 export function buildScript(n1: number, n2: number, rchg1: Uint8Array, rchg2: Uint8Array): DiffHunk[] {

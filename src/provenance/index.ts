@@ -1,0 +1,5 @@
+export { Blamer, originKey, type BlameHistory, type BlameResult, type BlamedLine, type BlameOrigin } from './blame';
+export { RepositoryHistory } from './repo-history';
+export { porcelain, blameGroups, lineText, type PorcelainCommit } from './porcelain';
+export { fileProvenance, whyLine, type FileProvenance, type LineProvenance, type LineConversation, type TurnOfLine } from './line-provenance';
+export { callThatWrote, type CallRef } from './turn-calls';

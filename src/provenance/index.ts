@@ -3,3 +3,4 @@ export { RepositoryHistory } from './repo-history';
 export { porcelain, blameGroups, lineText, type PorcelainCommit } from './porcelain';
 export { fileProvenance, whyLine, type FileProvenance, type LineProvenance, type LineConversation, type TurnOfLine } from './line-provenance';
 export { callThatWrote, type CallRef } from './turn-calls';
+export { searchSessions, excerpt, type SessionSearchQuery, type SessionSearchHit } from './session-search';

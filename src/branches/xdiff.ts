@@ -33,29 +33,103 @@ export function lineStarts(bytes: Uint8Array): number[] {
   return starts;
 }
 
-const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Gives equal lines equal small integers, across every file classified with the same instance. */
+/**
+ * Gives equal lines equal small integers, across every file classified with the same instance.
+ * Valid UTF-8 (nearly every text) is decoded natively and its lines looked up as strings (UTF-8
+ * is one-to-one, so equal strings mean equal bytes); other bytes are hashed (FNV-1a) and
+ * compared byte for byte within a bucket. A last line without its newline is never equal to the
+ * same text with one, as in xdiff, whose records include the newline.
+ */
 export class LineClassifier {
-  private readonly classes = new Map<string, number>();
+  private readonly byText = new Map<string, number>();
+  private readonly byTextNoNewline = new Map<string, number>();
+  private readonly buckets = new Map<number, number[]>();
+  private readonly byteLines: Array<Uint8Array | undefined> = [];
+  private count = 0;
 
   /** Class ids of the lines of `bytes` (split at `starts`). */
   classify(bytes: Uint8Array, starts: readonly number[]): Int32Array {
-    // windows-1252 (what 'latin1' decodes as) maps every byte to its own code unit, so equal
-    // strings mean equal bytes.
-    const text = latin1.decode(bytes);
     const ids = new Int32Array(starts.length - 1);
+    let text: string | null = null;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      text = null;
+    }
+    if (text === null) return this.classifyBytes(bytes, starts, ids);
+    const parts = text.split('\n');
+    const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
     for (let i = 0; i < ids.length; i++) {
-      const key = text.slice(starts[i], starts[i + 1]);
-      let id = this.classes.get(key);
+      const map = i === ids.length - 1 && !endsWithNewline ? this.byTextNoNewline : this.byText;
+      const key = parts[i]!;
+      let id = map.get(key);
       if (id === undefined) {
-        id = this.classes.size;
-        this.classes.set(key, id);
+        id = this.count++;
+        map.set(key, id);
+        this.byteLines.push(undefined);
       }
       ids[i] = id;
     }
     return ids;
   }
+
+  /** Lines of bytes that are not UTF-8: hashed and compared as bytes. */
+  private classifyBytes(bytes: Uint8Array, starts: readonly number[], ids: Int32Array): Int32Array {
+    for (let i = 0; i < ids.length; i++) {
+      const start = starts[i]!;
+      const end = starts[i + 1]!;
+      let hash = 0x811c9dc5;
+      for (let at = start; at < end; at++) hash = Math.imul(hash ^ bytes[at]!, 0x01000193);
+      let bucket = this.buckets.get(hash);
+      let id = -1;
+      if (bucket === undefined) {
+        bucket = [];
+        this.buckets.set(hash, bucket);
+      } else {
+        for (const candidate of bucket) {
+          if (sameBytes(this.byteLines[candidate]!, bytes, start, end)) {
+            id = candidate;
+            break;
+          }
+        }
+      }
+      if (id < 0) {
+        // A line that is valid UTF-8 on its own is keyed by its text, so it matches the same line of a UTF-8 file.
+        const line = bytes.slice(start, end);
+        let lineText: string | null = null;
+        try {
+          lineText = utf8.decode(line);
+        } catch {
+          lineText = null;
+        }
+        if (lineText !== null) {
+          const newline = lineText.endsWith('\n');
+          const map = newline ? this.byText : this.byTextNoNewline;
+          const key = newline ? lineText.slice(0, -1) : lineText;
+          id = map.get(key) ?? -1;
+          if (id < 0) {
+            id = this.count++;
+            map.set(key, id);
+            this.byteLines.push(undefined);
+          }
+        } else {
+          id = this.count++;
+          this.byteLines.push(line);
+          bucket.push(id);
+        }
+      }
+      ids[i] = id;
+    }
+    return ids;
+  }
+}
+
+function sameBytes(line: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  if (line.length !== end - start) return false;
+  for (let k = 0; k < line.length; k++) if (line[k] !== bytes[start + k]) return false;
+  return true;
 }
 
 /**
@@ -243,10 +317,8 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   const dend1 = n1 - tail - 1;
   const dend2 = n2 - tail - 1;
   // xdl_cleanup_records
-  const countA = new Map<number, number>();
-  const countB = new Map<number, number>();
-  for (let i = 0; i < n1; i++) countA.set(a[i]!, (countA.get(a[i]!) ?? 0) + 1);
-  for (let i = 0; i < n2; i++) countB.set(b[i]!, (countB.get(b[i]!) ?? 0) + 1);
+  const countA = occurrences(a, b);
+  const countB = occurrences(b, a);
   const keep1 = discard(a, start, dend1, countB, Math.min(bogosqrt(n1), XDL_MAX_EQLIMIT), rchg1);
   const keep2 = discard(b, start, dend2, countA, Math.min(bogosqrt(n2), XDL_MAX_EQLIMIT), rchg2);
   const ha1 = new Int32Array(keep1.length);
@@ -270,8 +342,29 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   return { rchg1, rchg2 };
 }
 
+type Counts = { get(line: number): number | undefined };
+
+/**
+ * How often each line class occurs in `recs`. Classes are small dense integers (a classifier's
+ * ids), so a typed array indexed by class is used when it stays small beside the files; a Map
+ * otherwise. (Counting was a quarter of a blame's time with Maps.)
+ */
+function occurrences(recs: Int32Array, other: Int32Array): Counts {
+  let max = -1;
+  for (let i = 0; i < recs.length; i++) if (recs[i]! > max) max = recs[i]!;
+  for (let i = 0; i < other.length; i++) if (other[i]! > max) max = other[i]!;
+  if (max >= 0 && max < 8 * (recs.length + other.length) + 4096) {
+    const counts = new Int32Array(max + 1);
+    for (let i = 0; i < recs.length; i++) counts[recs[i]!]!++;
+    return { get: (line) => (line >= 0 && line <= max ? counts[line] : undefined) };
+  }
+  const counts = new Map<number, number>();
+  for (let i = 0; i < recs.length; i++) counts.set(recs[i]!, (counts.get(recs[i]!) ?? 0) + 1);
+  return counts;
+}
+
 /** Lines of [dstart, dend] worth diffing (their indexes); the others are marked changed outright. */
-function discard(recs: Int32Array, dstart: number, dend: number, otherCount: Map<number, number>, mlim: number, rchg: Uint8Array): number[] {
+function discard(recs: Int32Array, dstart: number, dend: number, otherCount: Counts, mlim: number, rchg: Uint8Array): number[] {
   const dis = new Uint8Array(recs.length + 1);
   for (let i = dstart; i <= dend; i++) {
     const nm = otherCount.get(recs[i]!) ?? 0;

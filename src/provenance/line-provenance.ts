@@ -44,12 +44,6 @@ export interface FileProvenance {
   commits: Map<string, PorcelainCommit>;
 }
 
-interface CommitFacts {
-  info: PorcelainCommit;
-  state: SessionState | null;
-  replays?: string;
-}
-
 function zone(minutes: number): string {
   const abs = Math.abs(minutes);
   return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
@@ -59,43 +53,61 @@ function iso(sig: Signature): string {
   return new Date(sig.timestamp * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+export interface BlamedFile {
+  commit: string;
+  path: string;
+  blame: BlameResult;
+  /** Each blamed commit's details, with its session and turn where its trailers name them. */
+  commits: Map<string, PorcelainCommit & { replays?: string }>;
+}
+
+/** git blame's attribution of `path` at `revision`, with each commit's details (no session state read). */
+export async function blameFile(repo: Repository, revision: string, path: string): Promise<BlamedFile> {
+  const commit = await repo.resolveCommit(revision);
+  const blame = await new Blamer(new RepositoryHistory(repo)).blame(commit, path);
+  if (blame === null) throw new ForgeError('PATH_NOT_FOUND', `No file ${path} at ${revision} (${commit.slice(0, 12)}); name a file that commit holds.`, { data: { path, revision, commit } });
+  const commits = new Map<string, PorcelainCommit & { replays?: string }>();
+  for (const line of blame.lines) {
+    if (commits.has(line.commit)) continue;
+    const c = await repo.readCommit(line.commit);
+    const trailers = parseTrailers(c.message);
+    const id = trailers['Forge-Session'];
+    const turn = Number(trailers['Forge-Turn']);
+    commits.set(line.commit, {
+      author: c.author,
+      committer: c.committer,
+      message: c.message,
+      root: c.parents.length === 0,
+      ...(id !== undefined && Number.isInteger(turn) ? { session: { id, turn } } : {}),
+      ...(trailers['Forge-Replays'] ? { replays: trailers['Forge-Replays'] } : {}),
+    });
+  }
+  return { commit, path, blame, commits };
+}
+
 /** Blames `path` at `revision` and names the session turn behind every line a session wrote. */
 export async function fileProvenance(repo: Repository, revision: string, path: string): Promise<FileProvenance> {
-  const commit = await repo.resolveCommit(revision);
-  const result = await new Blamer(new RepositoryHistory(repo)).blame(commit, path);
-  if (result === null) throw new ForgeError('PATH_NOT_FOUND', `No file ${path} at ${revision} (${commit.slice(0, 12)}); name a file that commit holds.`, { data: { path, revision, commit } });
-  const facts = new Map<string, CommitFacts>();
-  const factsOf = async (oid: string): Promise<CommitFacts> => {
-    let found = facts.get(oid);
-    if (!found) {
-      const c = await repo.readCommit(oid);
-      const trailers = parseTrailers(c.message);
-      const id = trailers['Forge-Session'];
-      const turn = Number(trailers['Forge-Turn']);
-      let state: SessionState | null = null;
-      if (id !== undefined && Number.isInteger(turn)) state = await readStateAt(repo, oid, id).catch(() => null);
-      found = {
-        info: { author: c.author, committer: c.committer, message: c.message, root: c.parents.length === 0, ...(id !== undefined && Number.isInteger(turn) ? { session: { id, turn } } : {}) },
-        state,
-        ...(trailers['Forge-Replays'] ? { replays: trailers['Forge-Replays'] } : {}),
-      };
-      facts.set(oid, found);
-    }
-    return found;
+  const file = await blameFile(repo, revision, path);
+  const result = file.blame;
+  const states = new Map<string, SessionState | null>();
+  const stateOf = async (oid: string, id: string) => {
+    if (!states.has(oid)) states.set(oid, await readStateAt(repo, oid, id).catch(() => null));
+    return states.get(oid)!;
   };
   const lines: LineProvenance[] = [];
   for (let i = 0; i < result.lines.length; i++) {
     const blamed = result.lines[i]!;
-    const { info, state, replays } = await factsOf(blamed.commit);
+    const info = file.commits.get(blamed.commit)!;
     const text = lineText(result, i);
     let session: TurnOfLine | null = null;
     if (info.session) {
       const { id, turn } = info.session;
+      const state = await stateOf(blamed.commit, id);
       const user = state?.messages.find((m) => m.turn === turn && m.role === 'user');
       session = {
         session: id,
         turn,
-        ...(replays ? { replays } : {}),
+        ...(info.replays ? { replays: info.replays } : {}),
         call: state ? callThatWrote(state.toolCalls, turn, blamed.path, text) : null,
         userMessage: user?.content ?? null,
         ...(state?.model ? { model: [state.model.provider, state.model.model].filter(Boolean).join('/') } : {}),
@@ -112,8 +124,7 @@ export async function fileProvenance(repo: Repository, revision: string, path: s
       session,
     });
   }
-  const commits = new Map([...facts].map(([oid, f]) => [oid, f.info]));
-  return { commit, path, lines, blame: result, commits };
+  return { commit: file.commit, path, lines, blame: result, commits: file.commits };
 }
 
 export interface LineConversation {

@@ -1,7 +1,7 @@
 /** forge blame <path> | forge why <path>:<line> */
 import type { Command } from 'commander';
 import { ForgeError } from '../../errors';
-import { fileProvenance, porcelain, whyLine, type LineProvenance } from '../../provenance';
+import { blameFile, fileProvenance, porcelain, whyLine, type LineProvenance } from '../../provenance';
 import { paint } from '../color';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -39,11 +39,12 @@ export function registerBlame(program: Command): void {
     .option('--line-porcelain', 'like --porcelain, with the commit details on every line')
     .action(async (path: string, options: CommonOptions & { rev: string; porcelain?: boolean; linePorcelain?: boolean }) => {
       const repo = await openRepository(options);
-      const file = await fileProvenance(repo, options.rev, path.replace(/^\.\//, ''));
       if ((options.porcelain || options.linePorcelain) && !options.json) {
-        process.stdout.write(porcelain(file.blame, file.commits, { linePorcelain: options.linePorcelain === true }));
+        const blamed = await blameFile(repo, options.rev, path.replace(/^\.\//, ''));
+        process.stdout.write(porcelain(blamed.blame, blamed.commits, { linePorcelain: options.linePorcelain === true }));
         return;
       }
+      const file = await fileProvenance(repo, options.rev, path.replace(/^\.\//, ''));
       emit(options, { commit: file.commit, path: file.path, lines: file.lines }, () => humanBlame(file.lines));
     });
 

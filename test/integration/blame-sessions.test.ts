@@ -103,5 +103,5 @@ describe('forge blame through merges, fast-forwards, rebases and resumes', () =>
     expect(forge(['why', 'app.js:99', '--repo', dir]).status).toBe(2);
     expect(forge(['blame', 'missing.js', '--repo', dir]).status).toBe(2);
     expectFsckClean(repo.gitdir);
-  });
+  }, 240_000);
 });

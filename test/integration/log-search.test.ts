@@ -60,7 +60,7 @@ describe('forge log --grep across sessions', () => {
     // The text form names the session, turn and where it matched.
     expect(forge(['log', '--grep', 'widget', '--repo', local.dir]).stdout).toMatch(/near turn 1 .*\n {4}user: rename the widget/);
     expectFsckClean(local.gitdir);
-  });
+  }, 240_000);
 
   it('reads --since as git users write it', () => {
     const now = new Date('2026-11-26T12:00:00Z');

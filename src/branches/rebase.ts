@@ -1,7 +1,8 @@
 /**
  * Rebasing a session onto a new base: each commit of the session (from the merge base up, along
  * first parents) is replayed with a three-way merge (base: its parent, ours: the new parent,
- * theirs: the commit), as a `git cherry-pick` chain does, keeping message, trailers and author.
+ * theirs: the commit), as a `git cherry-pick` chain does, keeping message, trailers and author,
+ * and adding a Forge-Replays trailer that names the commit replayed (for `forge blame`).
  * The session's own state file `.forge/sessions/<id>.json` is not merged: each replayed commit
  * carries that commit's state, with `base` recording the new base. The branch moves by one
  * compare-and-swap after every step succeeded; on a conflict nothing moves and the report says
@@ -9,7 +10,7 @@
  */
 import { ForgeError } from '../errors';
 import { buildTree, type Repository, type Signature, type TreeEntry } from '../git';
-import { decodeState, encodeState, sessionRef, sessionStatePath, subjectOf, turnCommitMessage, validateSessionId, type SessionState } from '../session';
+import { decodeState, encodeState, sessionRef, sessionStatePath, subjectOf, turnCommitMessage, validateSessionId, withReplaysTrailer, type SessionState } from '../session';
 import { FsJournal } from '../vfs';
 import { repositoryGraph, mergeBases } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
@@ -139,7 +140,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
         root = await withFile(repo, root, statePath.split('/'), { mode: '100644', oid: await repo.writeBlob(encodeState(rewritten), { keep: false }) });
       }
       const tree = await writeMergedTree(repo, root);
-      parent = await repo.writeCommit({ tree, parents: [parent], author: commit.author, committer, message: commit.message, ...(commit.extraHeaders ? { extraHeaders: commit.extraHeaders.filter(([key]) => key !== 'gpgsig') } : {}) });
+      parent = await repo.writeCommit({ tree, parents: [parent], author: commit.author, committer, message: withReplaysTrailer(commit.message, oid), ...(commit.extraHeaders ? { extraHeaders: commit.extraHeaders.filter(([key]) => key !== 'gpgsig') } : {}) });
       parentTree = tree;
       result.replayed.push({ from: oid, to: parent, subject: subjectOf(commit.message) });
     }

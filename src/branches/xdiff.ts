@@ -33,29 +33,103 @@ export function lineStarts(bytes: Uint8Array): number[] {
   return starts;
 }
 
-const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Gives equal lines equal small integers, across every file classified with the same instance. */
+/**
+ * Gives equal lines equal small integers, across every file classified with the same instance.
+ * Valid UTF-8 (nearly every text) is decoded natively and its lines looked up as strings (UTF-8
+ * is one-to-one, so equal strings mean equal bytes); other bytes are hashed (FNV-1a) and
+ * compared byte for byte within a bucket. A last line without its newline is never equal to the
+ * same text with one, as in xdiff, whose records include the newline.
+ */
 export class LineClassifier {
-  private readonly classes = new Map<string, number>();
+  private readonly byText = new Map<string, number>();
+  private readonly byTextNoNewline = new Map<string, number>();
+  private readonly buckets = new Map<number, number[]>();
+  private readonly byteLines: Array<Uint8Array | undefined> = [];
+  private count = 0;
 
   /** Class ids of the lines of `bytes` (split at `starts`). */
   classify(bytes: Uint8Array, starts: readonly number[]): Int32Array {
-    // windows-1252 (what 'latin1' decodes as) maps every byte to its own code unit, so equal
-    // strings mean equal bytes.
-    const text = latin1.decode(bytes);
     const ids = new Int32Array(starts.length - 1);
+    let text: string | null = null;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      text = null;
+    }
+    if (text === null) return this.classifyBytes(bytes, starts, ids);
+    const parts = text.split('\n');
+    const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
     for (let i = 0; i < ids.length; i++) {
-      const key = text.slice(starts[i], starts[i + 1]);
-      let id = this.classes.get(key);
+      const map = i === ids.length - 1 && !endsWithNewline ? this.byTextNoNewline : this.byText;
+      const key = parts[i]!;
+      let id = map.get(key);
       if (id === undefined) {
-        id = this.classes.size;
-        this.classes.set(key, id);
+        id = this.count++;
+        map.set(key, id);
+        this.byteLines.push(undefined);
       }
       ids[i] = id;
     }
     return ids;
   }
+
+  /** Lines of bytes that are not UTF-8: hashed and compared as bytes. */
+  private classifyBytes(bytes: Uint8Array, starts: readonly number[], ids: Int32Array): Int32Array {
+    for (let i = 0; i < ids.length; i++) {
+      const start = starts[i]!;
+      const end = starts[i + 1]!;
+      let hash = 0x811c9dc5;
+      for (let at = start; at < end; at++) hash = Math.imul(hash ^ bytes[at]!, 0x01000193);
+      let bucket = this.buckets.get(hash);
+      let id = -1;
+      if (bucket === undefined) {
+        bucket = [];
+        this.buckets.set(hash, bucket);
+      } else {
+        for (const candidate of bucket) {
+          if (sameBytes(this.byteLines[candidate]!, bytes, start, end)) {
+            id = candidate;
+            break;
+          }
+        }
+      }
+      if (id < 0) {
+        // A line that is valid UTF-8 on its own is keyed by its text, so it matches the same line of a UTF-8 file.
+        const line = bytes.slice(start, end);
+        let lineText: string | null = null;
+        try {
+          lineText = utf8.decode(line);
+        } catch {
+          lineText = null;
+        }
+        if (lineText !== null) {
+          const newline = lineText.endsWith('\n');
+          const map = newline ? this.byText : this.byTextNoNewline;
+          const key = newline ? lineText.slice(0, -1) : lineText;
+          id = map.get(key) ?? -1;
+          if (id < 0) {
+            id = this.count++;
+            map.set(key, id);
+            this.byteLines.push(undefined);
+          }
+        } else {
+          id = this.count++;
+          this.byteLines.push(line);
+          bucket.push(id);
+        }
+      }
+      ids[i] = id;
+    }
+    return ids;
+  }
+}
+
+function sameBytes(line: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  if (line.length !== end - start) return false;
+  for (let k = 0; k < line.length; k++) if (line[k] !== bytes[start + k]) return false;
+  return true;
 }
 
 /**
@@ -243,10 +317,8 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   const dend1 = n1 - tail - 1;
   const dend2 = n2 - tail - 1;
   // xdl_cleanup_records
-  const countA = new Map<number, number>();
-  const countB = new Map<number, number>();
-  for (let i = 0; i < n1; i++) countA.set(a[i]!, (countA.get(a[i]!) ?? 0) + 1);
-  for (let i = 0; i < n2; i++) countB.set(b[i]!, (countB.get(b[i]!) ?? 0) + 1);
+  const countA = occurrences(a, b);
+  const countB = occurrences(b, a);
   const keep1 = discard(a, start, dend1, countB, Math.min(bogosqrt(n1), XDL_MAX_EQLIMIT), rchg1);
   const keep2 = discard(b, start, dend2, countA, Math.min(bogosqrt(n2), XDL_MAX_EQLIMIT), rchg2);
   const ha1 = new Int32Array(keep1.length);
@@ -270,8 +342,29 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   return { rchg1, rchg2 };
 }
 
+type Counts = { get(line: number): number | undefined };
+
+/**
+ * How often each line class occurs in `recs`. Classes are small dense integers (a classifier's
+ * ids), so a typed array indexed by class is used when it stays small beside the files; a Map
+ * otherwise. (Counting was a quarter of a blame's time with Maps.)
+ */
+function occurrences(recs: Int32Array, other: Int32Array): Counts {
+  let max = -1;
+  for (let i = 0; i < recs.length; i++) if (recs[i]! > max) max = recs[i]!;
+  for (let i = 0; i < other.length; i++) if (other[i]! > max) max = other[i]!;
+  if (max >= 0 && max < 8 * (recs.length + other.length) + 4096) {
+    const counts = new Int32Array(max + 1);
+    for (let i = 0; i < recs.length; i++) counts[recs[i]!]!++;
+    return { get: (line) => (line >= 0 && line <= max ? counts[line] : undefined) };
+  }
+  const counts = new Map<number, number>();
+  for (let i = 0; i < recs.length; i++) counts.set(recs[i]!, (counts.get(recs[i]!) ?? 0) + 1);
+  return counts;
+}
+
 /** Lines of [dstart, dend] worth diffing (their indexes); the others are marked changed outright. */
-function discard(recs: Int32Array, dstart: number, dend: number, otherCount: Map<number, number>, mlim: number, rchg: Uint8Array): number[] {
+function discard(recs: Int32Array, dstart: number, dend: number, otherCount: Counts, mlim: number, rchg: Uint8Array): number[] {
   const dis = new Uint8Array(recs.length + 1);
   for (let i = dstart; i <= dend; i++) {
     const nm = otherCount.get(recs[i]!) ?? 0;
@@ -492,8 +585,12 @@ interface Group {
   end: number;
 }
 
-/** Slides change groups as git does (no indent heuristic: merges do not set it). rchg is offset by one. */
-export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Array): void {
+/**
+ * Slides change groups as git does. rchg is offset by one. Merges do not set the indent
+ * heuristic; `git diff` and `git blame` do (diff.indentHeuristic defaults to true): pass each
+ * line's indentation (`lineIndents`) to slide a free group to the split git would choose.
+ */
+export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Array, indents?: Int32Array): void {
   const nrec = recs.length;
   const nreco = rchgo.length - 2;
   const changed = (flags: Uint8Array, i: number) => flags[i + 1] === 1;
@@ -557,11 +654,126 @@ export function changeCompact(recs: Int32Array, rchg: Uint8Array, rchgo: Uint8Ar
           if (!slideUp(g)) throw new Error('xdiff: match disappeared');
           if (!previous(rchgo, go)) throw new Error('xdiff: group sync broken sliding to match');
         }
+      } else if (g.end !== earliestEnd && indents) {
+        const best = bestIndentShift(indents, g.end, groupsize, earliestEnd);
+        while (g.end > best) {
+          if (!slideUp(g)) throw new Error('xdiff: best shift unreached');
+          if (!previous(rchgo, go)) throw new Error('xdiff: group sync broken sliding to best shift');
+        }
       }
     }
     if (!next(rchg, nrec, g)) break;
     if (!next(rchgo, nreco, go)) throw new Error('xdiff: group sync broken moving to next group');
   }
+}
+
+// ---------- the indent heuristic (xdiffi.c, diff.indentHeuristic) ----------
+
+const MAX_INDENT = 200;
+const MAX_BLANKS = 20;
+const INDENT_HEURISTIC_MAX_SLIDING = 100;
+// git's empirically tuned weights: a smaller score is a better place for a group to start or end.
+const START_OF_FILE_PENALTY = 1;
+const END_OF_FILE_PENALTY = 21;
+const TOTAL_BLANK_WEIGHT = -30;
+const POST_BLANK_WEIGHT = 6;
+const RELATIVE_INDENT_PENALTY = -4;
+const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
+const RELATIVE_OUTDENT_PENALTY = 24;
+const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
+const RELATIVE_DEDENT_PENALTY = 23;
+const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
+const INDENT_WEIGHT = 60;
+
+/** Each line's indentation in columns (a tab to the next multiple of 8), -1 for a blank line. */
+export function lineIndents(bytes: Uint8Array, starts: readonly number[]): Int32Array {
+  const out = new Int32Array(starts.length - 1);
+  for (let i = 0; i < out.length; i++) {
+    let columns = 0;
+    let indent = -1;
+    for (let at = starts[i]!; at < starts[i + 1]!; at++) {
+      const c = bytes[at]!;
+      // git's own isspace (ctype.c): space, \t, \n and \r only; space and tab add columns.
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
+        indent = columns;
+        break;
+      }
+      if (c === 32) columns += 1;
+      else if (c === 9) columns += 8 - (columns % 8);
+      if (columns >= MAX_INDENT) {
+        indent = MAX_INDENT;
+        break;
+      }
+    }
+    out[i] = indent;
+  }
+  return out;
+}
+
+interface SplitScore {
+  effectiveIndent: number;
+  penalty: number;
+}
+
+/** Adds the badness of splitting the file just above line `split` to `score`. */
+function scoreSplit(indents: Int32Array, split: number, score: SplitScore): void {
+  const n = indents.length;
+  const endOfFile = split >= n;
+  const indentHere = endOfFile ? -1 : indents[split]!;
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = indents[i]!;
+    if (preIndent !== -1) break;
+    if (++preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlankAfter = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < n; i++) {
+    postIndent = indents[i]!;
+    if (postIndent !== -1) break;
+    if (++postBlankAfter === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  if (preIndent === -1 && preBlank === 0) score.penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) score.penalty += END_OF_FILE_PENALTY;
+  const postBlank = indentHere === -1 ? 1 + postBlankAfter : 0;
+  const totalBlank = preBlank + postBlank;
+  score.penalty += TOTAL_BLANK_WEIGHT * totalBlank + POST_BLANK_WEIGHT * postBlank;
+  const indent = indentHere !== -1 ? indentHere : postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score.effectiveIndent += indent;
+  if (indent === -1 || preIndent === -1 || indent === preIndent) return;
+  if (indent > preIndent) score.penalty += anyBlanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  else if (postIndent !== -1 && postIndent > indent) score.penalty += anyBlanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+  else score.penalty += anyBlanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+}
+
+function compareScores(a: SplitScore, b: SplitScore): number {
+  const byIndent = Number(a.effectiveIndent > b.effectiveIndent) - Number(a.effectiveIndent < b.effectiveIndent);
+  return INDENT_WEIGHT * byIndent + (a.penalty - b.penalty);
+}
+
+/** The end the group (slid fully down to `end`) should have: the lowest score, the last on ties. */
+function bestIndentShift(indents: Int32Array, end: number, groupsize: number, earliestEnd: number): number {
+  const first = Math.max(earliestEnd, end - groupsize - 1, end - INDENT_HEURISTIC_MAX_SLIDING);
+  let best = -1;
+  let bestScore: SplitScore = { effectiveIndent: 0, penalty: 0 };
+  for (let shift = first; shift <= end; shift++) {
+    const score = { effectiveIndent: 0, penalty: 0 };
+    scoreSplit(indents, shift, score);
+    scoreSplit(indents, shift - groupsize, score);
+    if (best === -1 || compareScores(score, bestScore) <= 0) {
+      best = shift;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 export function buildScript(n1: number, n2: number, rchg1: Uint8Array, rchg2: Uint8Array): DiffHunk[] {

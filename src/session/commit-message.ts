@@ -42,6 +42,21 @@ export function turnCommitMessage(input: MessageInput): string {
   return `${text}\n\nForge-Session: ${input.sessionId}\nForge-Turn: ${input.turn}\n`;
 }
 
+/**
+ * A turn replayed by `forge rebase` names the commit it replays (`Forge-Replays: <oid>`), so
+ * provenance can follow a line back to the original turn. A turn replayed again keeps the first
+ * original: the trailer names where the turn was made, not each copy.
+ */
+export function withReplaysTrailer(message: string, original: string): string {
+  if (parseTrailers(message)['Forge-Replays']) return message;
+  const body = message.replace(/\s*$/, '');
+  const paragraphs = body.split(/\n\s*\n/);
+  const last = paragraphs[paragraphs.length - 1]!;
+  // Into the trailer block when the message ends with one; else a block of its own.
+  const endsWithTrailers = paragraphs.length > 1 && last.split('\n').every((line) => /^[A-Za-z0-9-]+:\s/.test(line));
+  return `${body}${endsWithTrailers ? '\n' : '\n\n'}Forge-Replays: ${original}\n`;
+}
+
 /** Reads `Key: value` trailers from the last paragraph of a commit message. */
 export function parseTrailers(message: string): Record<string, string> {
   const paragraphs = message.trimEnd().split(/\n\s*\n/);

@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rebaseSession } from '../../src/branches';
 import { Repository } from '../../src/git';
 import { nodePlatform } from '../../src/git/node/platform';
-import { encodeState, readStateAt, SESSION_STATE_VERSION, type SessionState } from '../../src/session';
+import { encodeState, readStateAt, withReplaysTrailer, SESSION_STATE_VERSION, type SessionState } from '../../src/session';
 import { expectFsckClean } from '../helpers/fsck';
 import { git, hermeticGitEnv } from '../helpers/git-cli';
 import { cleanupTempDirs, makeTempDir } from '../helpers/temp';
@@ -190,7 +190,7 @@ describe('rebase oracle: forge rebase vs a git cherry-pick chain', () => {
             const original = await readStateAt(repo, replayed.from, id);
             expect(await readStateAt(repo, replayed.to, id)).toEqual({ ...original, base: { ref: `refs/cases/${i}/onto`, commit: onto } });
             const [a, b] = await Promise.all([repo.readCommit(replayed.from), repo.readCommit(replayed.to)]);
-            expect(b.message).toBe(a.message);
+            expect(b.message).toBe(withReplaysTrailer(a.message, replayed.from));
             expect(b.author).toEqual(a.author);
           }
         }

@@ -6,13 +6,23 @@ import { cliGlobals } from '../globals';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
 import { DATE_STYLES, formatTime, type DateStyle } from '../time';
-import { openStore } from '../open';
+import { openRepository, openStore } from '../open';
+import { ForgeError } from '../../errors';
 
 export function registerHistory(program: Command): void {
-  common(program.command('log <session>'))
-    .description("list a session's turns: number, commit, time, summary, changed paths")
+  common(program.command('log [session]'))
+    .description("list a session's turns: number, commit, time, summary, changed paths; with --grep/--author/--since, search every session's conversations (local and fetched)")
     .addOption(new Option('--date <style>', 'how times are written: iso (UTC), local or relative').choices(DATE_STYLES).default('iso'))
-    .action(async (id: string, options: CommonOptions & { date: DateStyle }) => {
+    .option('--grep <regex>', "turns whose conversation (messages, tool calls and results) or commit message matches")
+    .option('--author <regex>', "turns whose commit author (Name <email>) matches, as git log --author")
+    .option('--since <date>', 'turns committed at or after a date: ISO 8601, @<unix seconds>, or "<n> <unit>s ago"')
+    .option('-i, --regexp-ignore-case', 'match --grep and --author without regard to case')
+    .action(async (id: string | undefined, options: CommonOptions & { date: DateStyle; grep?: string; author?: string; since?: string; regexpIgnoreCase?: boolean }) => {
+      if (options.grep !== undefined || options.author !== undefined || options.since !== undefined) {
+        await searchLog(id, options);
+        return;
+      }
+      if (id === undefined) throw new ForgeError('INVALID_ARGUMENT', 'Name a session (forge log <id>), or search every session with --grep, --author or --since.');
       const turns = await (await openStore(options)).log(id);
       emit(options, { session: id, turns }, () =>
         turns
@@ -49,4 +59,48 @@ export function registerHistory(program: Command): void {
       const result = { id: session.id, branch: session.branch, head: session.head, parent: session.state.parent };
       emit(options, result, () => (cliGlobals.quiet ? session.id : `${session.id}\nbranch ${session.branch}\nresumed from ${session.state.parent?.session} turn ${session.state.parent?.turn} (${session.state.parent?.commit})`));
     });
+}
+
+function pattern(source: string, ignoreCase: boolean | undefined, option: string): RegExp {
+  try {
+    return new RegExp(source, ignoreCase ? 'i' : '');
+  } catch (error) {
+    throw new ForgeError('INVALID_ARGUMENT', `${option} ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}.`, { data: { option, source } });
+  }
+}
+
+async function searchLog(id: string | undefined, options: CommonOptions & { date: DateStyle; grep?: string; author?: string; since?: string; regexpIgnoreCase?: boolean }): Promise<void> {
+  const { searchSessions } = await import('../../provenance');
+  const repo = await openRepository(options);
+  const query = {
+    ...(options.grep !== undefined ? { grep: pattern(options.grep, options.regexpIgnoreCase, '--grep') } : {}),
+    ...(options.author !== undefined ? { author: pattern(options.author, options.regexpIgnoreCase, '--author') } : {}),
+    ...(options.since !== undefined ? { since: parseSince(options.since) } : {}),
+    ...(id !== undefined ? { session: id } : {}),
+  };
+  const hits = [];
+  for await (const hit of searchSessions(repo, query)) {
+    if (options.json) hits.push(hit);
+    else {
+      const where = hit.ref.startsWith('refs/remotes/') ? `  (${hit.ref.slice('refs/remotes/'.length, hit.ref.indexOf('/forge/session/'))})` : '';
+      const lines = [`${hit.session} turn ${hit.turn}  ${paint.yellow(shortOid(hit.commit))}  ${formatTime(hit.time, options.date)}  ${hit.author.name}  ${hit.summary}${where}`];
+      for (const m of hit.matches) lines.push(`    ${m.where}: ${m.excerpt}`);
+      process.stdout.write(lines.join('\n') + '\n');
+    }
+  }
+  if (options.json) process.stdout.write(JSON.stringify({ hits }) + '\n');
+}
+
+const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 604800, month: 2629746, year: 31556952 };
+
+/** --since: ISO 8601 (or any date Date.parse reads), @<unix seconds>, or "<n> <unit>s ago". */
+export function parseSince(text: string, now: Date = new Date()): number {
+  const trimmed = text.trim();
+  const unix = /^@(\d+)$/.exec(trimmed);
+  if (unix) return Number(unix[1]);
+  const relative = /^(\d+)[\s.]*(second|minute|hour|day|week|month|year)s?[\s.]*ago$/i.exec(trimmed);
+  if (relative) return Math.floor(now.getTime() / 1000) - Number(relative[1]) * UNIT_SECONDS[relative[2]!.toLowerCase()]!;
+  const parsed = Date.parse(trimmed);
+  if (!Number.isNaN(parsed)) return Math.floor(parsed / 1000);
+  throw new ForgeError('INVALID_ARGUMENT', `--since ${JSON.stringify(text)} is not a date: use ISO 8601 (2026-11-20 or 2026-11-20T10:00:00Z), @<unix seconds>, or "3 days ago".`, { data: { since: text } });
 }

@@ -1,5 +1,5 @@
 /**
- * Rebasing sessions (memfs): every commit replayed with its message, trailers and author, the
+ * Rebasing sessions (memfs): every commit replayed with its message, trailers (plus Forge-Replays) and author, the
  * session state recording the new base, one compare-and-swap at the end; a conflict leaves the
  * branch as it was. (Against a `git cherry-pick` chain: test/integration/rebase-oracle.test.ts.)
  */
@@ -51,11 +51,12 @@ describe('rebaseSession', () => {
     const c1 = await fx.repo.readCommit(c2.parents[0]!);
     expect(c1.parents).toEqual([upstream]);
     const original2 = await fx.repo.readCommit(t2.commit);
-    expect(c3.message).toBe(original2.message);
+    // The same message, with a Forge-Replays trailer naming the commit replayed (forge blame follows it).
+    expect(c3.message).toBe(`${original2.message}Forge-Replays: ${t2.commit}\n`);
     expect(c3.author).toEqual(original2.author);
-    expect(parseTrailers(c3.message)).toEqual({ 'Forge-Session': 's1', 'Forge-Turn': '2' });
+    expect(parseTrailers(c3.message)).toEqual({ 'Forge-Session': 's1', 'Forge-Turn': '2', 'Forge-Replays': t2.commit });
     expect(parseTrailers(c2.message)['Forge-Turn']).toBe('1');
-    expect((await fx.repo.readCommit(t1.commit)).message).toBe(c2.message);
+    expect(`${(await fx.repo.readCommit(t1.commit)).message}Forge-Replays: ${t1.commit}\n`).toBe(c2.message);
 
     const files = await fx.files(head);
     expect(files['a.txt']).toBe(lines(10, { 2: 'session', 9: 'upstream' }));

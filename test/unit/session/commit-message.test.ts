@@ -37,3 +37,15 @@ describe('parseTrailers / subjectOf', () => {
     expect(parseTrailers('no trailers here')).toEqual({});
   });
 });
+
+describe('withReplaysTrailer', () => {
+  it('joins a message’s trailer block, starts one after a plain message, and keeps the first original', async () => {
+    const { withReplaysTrailer, parseTrailers: trailers } = await import('../../../src/session');
+    const turnMessage = 'Fix it\n\nChanged:\n  a.txt\n\nForge-Session: s1\nForge-Turn: 2\n';
+    const once = withReplaysTrailer(turnMessage, 'a'.repeat(40));
+    expect(once).toBe(`${turnMessage}Forge-Replays: ${'a'.repeat(40)}\n`);
+    expect(withReplaysTrailer(once, 'b'.repeat(40))).toBe(once);
+    expect(trailers(withReplaysTrailer('A person fixes a typo\n', 'c'.repeat(40)))).toEqual({ 'Forge-Replays': 'c'.repeat(40) });
+    expect(withReplaysTrailer('A person fixes a typo\n', 'c'.repeat(40)).split('\n')[1]).toBe('');
+  });
+});

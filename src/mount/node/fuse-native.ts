@@ -1,0 +1,39 @@
+/**
+ * The FUSE binding, behind the smallest interface the mount needs. fuse-native is an optional
+ * dependency loaded here, by `forge mount` alone, through a dynamic import: the engine core and
+ * the browser entry never load it.
+ */
+import { ForgeError } from '../../errors';
+
+export type FuseCallback = (...args: unknown[]) => void;
+export type FuseOps = Record<string, (...args: never[]) => void>;
+
+export interface FuseInstance {
+  mount(cb: (error: Error | null) => void): void;
+  unmount(cb: (error: Error | null) => void): void;
+}
+
+export interface FuseModule {
+  new (mountPoint: string, ops: FuseOps, options: Record<string, unknown>): FuseInstance;
+  unmount(mountPoint: string, cb: (error: Error | null) => void): void;
+  /** Negative errno numbers of this platform, by name (Fuse.ENOENT === -2 on Linux). */
+  readonly [errno: string]: unknown;
+}
+
+let loaded: FuseModule | undefined;
+
+export async function loadFuse(): Promise<FuseModule> {
+  if (loaded) return loaded;
+  let mod: { default?: FuseModule } & FuseModule;
+  try {
+    // A variable specifier: bundlers leave it alone, and TypeScript needs no types for it.
+    const name = 'fuse-native';
+    mod = (await import(name)) as typeof mod;
+  } catch (error) {
+    throw new ForgeError('MOUNT_UNAVAILABLE', `The FUSE binding could not be loaded (${(error as Error).message.split('\n')[0]}).`, {
+      hint: 'Install the optional dependency (npm install fuse-native) and the system library (Debian/Ubuntu: apt-get install fuse libfuse2; macOS: macFUSE).',
+    });
+  }
+  loaded = mod.default ?? mod;
+  return loaded;
+}

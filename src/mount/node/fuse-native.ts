@@ -3,6 +3,7 @@
  * dependency loaded here, by `forge mount` alone, through a dynamic import: the engine core and
  * the browser entry never load it.
  */
+import { createRequire } from 'node:module';
 import { ForgeError } from '../../errors';
 
 export type FuseCallback = (...args: unknown[]) => void;
@@ -22,13 +23,14 @@ export interface FuseModule {
 
 let loaded: FuseModule | undefined;
 
-export async function loadFuse(): Promise<FuseModule> {
+export function loadFuse(): FuseModule {
   if (loaded) return loaded;
   let mod: { default?: FuseModule } & FuseModule;
   try {
-    // A variable specifier: bundlers leave it alone, and TypeScript needs no types for it.
-    const name = 'fuse-native';
-    mod = (await import(name)) as typeof mod;
+    // A CommonJS package with a native addon, required: the CLI bundle (CommonJS, run from a
+    // code-cached script that has no dynamic-import callback) keeps this require() of the
+    // external package; the ES module library resolves it from its own location.
+    mod = (typeof require === 'function' ? require('fuse-native') : createRequire(import.meta.url)('fuse-native')) as typeof mod;
   } catch (error) {
     throw new ForgeError('MOUNT_UNAVAILABLE', `The FUSE binding could not be loaded (${(error as Error).message.split('\n')[0]}).`, {
       hint: 'Install the optional dependency (npm install fuse-native) and the system library (Debian/Ubuntu: apt-get install fuse libfuse2; macOS: macFUSE).',

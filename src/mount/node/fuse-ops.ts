@@ -26,7 +26,7 @@ export function fuseOps(fs: MountFs, Fuse: FuseModule, options: FuseOpsOptions):
     if (unexpected) options.log(`forge mount: ${op} ${path}: ${(error as Error).stack ?? String(error)}`);
     return errno(name);
   };
-  const stat = (attr: FileAttr) => ({ mode: attr.mode, size: attr.size, mtime: attr.mtime, atime: attr.mtime, ctime: attr.mtime, uid, gid, nlink: (attr.mode & 0o170000) === 0o040000 ? 2 : 1 });
+  const stat = (attr: FileAttr) => ({ mode: attr.mode, size: attr.size, blocks: Math.ceil(attr.size / 512), blksize: 4096, mtime: attr.mtime, atime: attr.mtime, ctime: attr.mtime, uid, gid, nlink: (attr.mode & 0o170000) === 0o040000 ? 2 : 1 });
   /** Calls cb(0, ...result) or cb(-errno). */
   const reply = <T>(op: string, path: string, cb: Cb, run: () => Promise<T>, shape: (value: T) => unknown[] = () => []) => {
     run().then(

@@ -46,7 +46,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
       hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN.',
     });
   }
-  const Fuse = await loadFuse();
+  const Fuse = loadFuse();
   await clearStaleMount(mountPoint);
   checkMountPoint(mountPoint);
   // The mount is a writer: another process writing the session is SESSION_BUSY now, not at the first write.

@@ -39,3 +39,19 @@ export function loadFuse(): FuseModule {
   loaded = mod.default ?? mod;
   return loaded;
 }
+
+/**
+ * The binding with more libfuse options than its constructor knows: it builds the `-o` string
+ * from a fixed list, which lacks `atomic_o_trunc` (O_TRUNC passed to open instead of a separate
+ * truncate first, so an overwrite is ONE edit, not an empty file and then the new bytes).
+ */
+export function withFuseOptions(Fuse: FuseModule, extra: readonly string[]): FuseModule {
+  const Base = Fuse as unknown as new (...args: unknown[]) => { _fuseOptions(): string };
+  class WithOptions extends Base {
+    override _fuseOptions(): string {
+      const base = super._fuseOptions();
+      return base ? `${base},${extra.join(',')}` : `-o${extra.join(',')}`;
+    }
+  }
+  return WithOptions as unknown as FuseModule;
+}

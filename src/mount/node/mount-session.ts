@@ -13,7 +13,7 @@ import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
 import type { SerialQueue } from '../serial-queue';
 import { fuseOps } from './fuse-ops';
-import { loadFuse, type FuseInstance } from './fuse-native';
+import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
 
@@ -62,7 +62,8 @@ export async function mountSession(session: Session, dir: string, options: Mount
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
   });
-  const fuse: FuseInstance = new Fuse(mountPoint, fuseOps(fs, Fuse, { log }), {
+  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
+  const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
     // Forge's tools change the view behind the kernel's back: nothing is cached past one call
     // (strings, as the binding skips a falsy 0), and a file's pages are dropped at each open.
     entryTimeout: '0',

@@ -16,7 +16,7 @@ import { isDirAttr, S_IFDIR, S_IFLNK, S_IFREG, type FileAttr } from './file-attr
 import { assertCreatable, assertVisible, isHiddenPath } from './mount-paths';
 import { OpenFile } from './open-file';
 import type { ScratchLayer } from './scratch';
-import { SerialQueue } from './serial-queue';
+import { SerialQueue } from '../session/serial-queue';
 import { SessionEditor } from './session-edits';
 
 export interface MountFsOptions {
@@ -58,7 +58,8 @@ export class MountFs {
   private nextHandle = 1;
   /** Times set by utimens or a write, in memory only (git keeps no times). */
   private readonly mtimes = new Map<string, Date>();
-  private ignoreCache: { head: string; ignored: IgnoredPredicate } | null = null;
+  /** Rebuilt when the head moves, a tool call is made in this process, or the mount changes a .gitignore. */
+  private ignoreCache: { key: string; ignored: IgnoredPredicate } | null = null;
 
   constructor(
     private readonly session: Session,
@@ -576,11 +577,11 @@ export class MountFs {
   }
 
   private async ignoreRules(): Promise<IgnoredPredicate> {
-    const head = this.session.head;
-    if (this.ignoreCache?.head === head) return this.ignoreCache.ignored;
+    const key = `${this.session.head}:${this.session.state.toolCalls.length}`;
+    if (this.ignoreCache?.key === key) return this.ignoreCache.ignored;
     const entries = (await this.vfs.walk('')).filter((entry) => isGitignorePath(entry.path));
     const ignored = await gitignoreRules(this.vfs, entries);
-    this.ignoreCache = { head, ignored };
+    this.ignoreCache = { key, ignored };
     return ignored;
   }
 

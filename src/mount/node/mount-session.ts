@@ -11,7 +11,7 @@ import { ForgeError } from '../../errors';
 import type { Session } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
-import type { SerialQueue } from '../serial-queue';
+import type { SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';

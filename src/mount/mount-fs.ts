@@ -361,6 +361,9 @@ export class MountFs {
     }
     // Bytes still in an open file's buffer move with it: write them first.
     for (const file of this.openFilesUnder(from)) await this.flushFile(file);
+    // A file open at the target is replaced: its handles keep the old file, which leaves the tree.
+    const replaced = this.openFiles.get(to);
+    if (replaced && !replaced.detached && !srcIsDir) await this.detach(replaced);
     if (src.where === 'scratch' && (await this.isIgnoredNew(to, srcIsDir))) {
       await this.removeTarget(to, dst);
       await this.scratch!.rename(from, to);
@@ -475,6 +478,7 @@ export class MountFs {
   /** Writes an open file's changes as one edit (close, fsync, release, truncate, chmod). */
   private async flushFile(file: OpenFile): Promise<void> {
     if (!file.dirty || file.detached) return;
+    await this.ensureLoaded(file); // a chmod marks a file never read dirty: its bytes are the view's
     const bytes = file.content().slice(); // the view keeps these bytes; later writes must not change them
     const { path, mode } = file;
     file.dirty = false;

@@ -40,4 +40,32 @@ describeMount('forge mount: the view as a directory', () => {
     expect(await fsp.readFile(m.at('copy/a.txt'), 'utf8')).toBe('ALPHA\n');
     expect((await fsp.readdir(m.dir)).sort()).toEqual(['README.md', 'copy', 'link', 'src']);
   });
+
+  it('chmod +x of a file open and never read keeps its bytes', async () => {
+    const m = await mountedRepo(FILES);
+    const handle = await fsp.open(m.at('src/a.txt'), 'r');
+    try {
+      await fsp.chmod(m.at('src/a.txt'), 0o755);
+    } finally {
+      await handle.close();
+    }
+    expect(await fsp.readFile(m.at('src/a.txt'), 'utf8')).toBe('alpha\n');
+    expect((await m.session.vfs.stat('src/a.txt'))?.mode).toBe('100755');
+  });
+
+  it('a rename over an open file: the old handle keeps the replaced file, its writes do not reach the new one', async () => {
+    const m = await mountedRepo(FILES);
+    const old = await fsp.open(m.at('src/a.txt'), 'r+');
+    try {
+      await fsp.writeFile(m.at('src/tmp'), 'replacement\n');
+      await fsp.rename(m.at('src/tmp'), m.at('src/a.txt'));
+      await old.write('XXXXX', 0);
+      const { buffer, bytesRead } = await old.read(Buffer.alloc(20), 0, 20, 0);
+      expect(buffer.subarray(0, bytesRead).toString()).toBe('XXXXX\n');
+    } finally {
+      await old.close();
+    }
+    expect(await fsp.readFile(m.at('src/a.txt'), 'utf8')).toBe('replacement\n');
+    expect(new TextDecoder().decode(await m.session.vfs.readFile('src/a.txt'))).toBe('replacement\n');
+  });
 });

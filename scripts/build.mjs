@@ -59,7 +59,8 @@ const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist
 // QuickJS, for repository tools alone (see the header); scripts/check-browser.mjs still checks its browser build.
 const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const browser = { ...(await bundleBrowser()), ...(await bundleBrowserRepoTools()) };
-const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
+// fuse-native: an optional dependency, loaded by `forge mount` alone (its native binary cannot be bundled).
+const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', 'fuse-native'];
 const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
 // The worker thread repository tools run in (src/tools/repo/node/worker-main.ts), a file of its

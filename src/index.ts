@@ -10,6 +10,8 @@ export * from './browser-repo-tools';
 export { nodePlatform } from './git/node/platform';
 export { nodeWorktreeSync } from './branches/node/worktree-sync';
 export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';
+export { mountSession, unmountDir, type MountedSession, type MountSessionOptions } from './mount/node/mount-session';
+export { MountFs, SerialQueue, type MountFsOptions, type ScratchLayer } from './mount';
 export {
   pushSessions,
   fetchSessions,

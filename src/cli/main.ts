@@ -28,6 +28,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Pr
   [['fetch'], async () => (await import('./commands/fetch')).registerFetch],
   [['inspect'], async () => (await import('./commands/inspect')).registerInspect],
   [['blame', 'why'], async () => (await import('./commands/blame')).registerBlame],
+  [['mount'], async () => (await import('./commands/mount')).registerMount],
 ];
 
 /** The program with the command that `argv` names registered, or every command. */

@@ -8,6 +8,7 @@ import { TOOL_CODES } from './codes/tools';
 import { UNDO_CODES } from './codes/undo';
 import { BRANCHES_CODES } from './codes/branches';
 import { AGENT_CODES } from './codes/agent';
+import { MOUNT_CODES } from './codes/mount';
 import { MCP_CODES } from './codes/mcp';
 import { REPO_TOOL_CODES } from './codes/repo-tools';
 import { REMOTE_CODES } from './codes/remote';
@@ -27,6 +28,6 @@ interface CodeInfo {
   readonly summary: string;
 }
 
-export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES, ...UNDO_CODES, ...BRANCHES_CODES, ...AGENT_CODES, ...MCP_CODES, ...REPO_TOOL_CODES, ...REMOTE_CODES, ...INSPECT_CODES } satisfies Record<string, CodeInfo>;
+export const ERROR_CODES = { ...CORE_CODES, ...TEXT_CODES, ...TOOL_CODES, ...UNDO_CODES, ...BRANCHES_CODES, ...AGENT_CODES, ...MOUNT_CODES, ...MCP_CODES, ...REPO_TOOL_CODES, ...REMOTE_CODES, ...INSPECT_CODES } satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

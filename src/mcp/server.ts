@@ -24,7 +24,7 @@ import { ForgeError } from '../errors';
 import type { Session } from '../session';
 import { isAvailableInMode, type ApprovalPolicy, type ToolRegistry } from '../tools';
 import { parseToolInput } from '../tools/input';
-import { SerialQueue } from './queue';
+import { SerialQueue } from '../session/serial-queue';
 import { touchesRepoTools, type RepoToolSet } from './repo-tool-list';
 import { LineStdioTransport } from './stdio-transport';
 import { listResources, readResource } from './resources';
@@ -46,6 +46,8 @@ export interface ForgeMcpServerOptions {
   /** A ToolsConfig or a partial one. */
   config?: unknown;
   version: string;
+  /** Shared with whatever else changes the session in this process (forge mcp --mount: the mount). */
+  queue?: SerialQueue;
 }
 
 function instructions(session: Session, autoCommit: AutoCommit): string {
@@ -66,12 +68,14 @@ export class ForgeMcpServer {
   /** Replaced when the repository tools change (the registry is fixed per runner). */
   runner: SessionToolRunner;
   readonly turns: TurnTools;
-  private readonly queue = new SerialQueue();
+  /** One change of the session at a time (tool calls, commits, and a mount's edits when given the same queue). */
+  readonly queue: SerialQueue;
   /** Requests whose handler has not finished yet. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly toolLists = new Map<SessionMode, Tool[]>();
 
   constructor(private readonly options: ForgeMcpServerOptions) {
+    this.queue = options.queue ?? new SerialQueue();
     const { session } = options;
     this.runner = new SessionToolRunner(session, {
       approval: options.approval,

@@ -20,7 +20,9 @@ export {
   type AskCallback,
 } from './approval';
 export { disabledInModeMessage, isAvailableInMode } from './modes';
-export { checkPath, checkPathSyntax, isDeniedPath, isGitDirName, isVisiblePath, type PathArg, type PathRole } from './sandbox';
+export { checkPath, checkPathSyntax, isDeniedPath, isGitDirName, isReservedName, isVisiblePath, type PathArg, type PathRole } from './sandbox';
+export { gitignoreRules, isGitignorePath, type IgnoredPredicate } from './gitignore-rules';
+export { RecordingVfs } from './recording-vfs';
 export { assertFresh, forgetSeen, freshnessProblem, recordSeen } from './read-tracking';
 export { sha256Hex } from './hash';
 export { inputJsonSchema, withNullableOptionals, strictSchemaProblems, toAnthropicTool, toOpenAiTool, TOOL_NAME_PATTERN, type AnthropicToolSchema, type JsonSchema, type OpenAiToolSchema } from './json-schema';

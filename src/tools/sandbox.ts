@@ -57,7 +57,7 @@ export function isGitDirName(component: string): boolean {
  * `.forge` as NTFS and HFS+ would resolve it: case-folded, HFS+ ignorables dropped, a `:stream`
  * suffix and trailing dots and spaces ignored, and its 8.3 short name `forge~1`.
  */
-function isReservedName(component: string): boolean {
+export function isReservedName(component: string): boolean {
   const folded = component.split(':')[0]!.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
   return folded === '.forge' || folded === 'forge~1';
 }

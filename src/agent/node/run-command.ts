@@ -17,11 +17,11 @@ import * as nodeFs from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
 import { z } from 'zod';
 import { ForgeError, toForgeError } from '../../errors';
 import type { GitFs } from '../../git';
 import { checkPath, defineTool, isGitDirName, isVisiblePath, type ToolContext, type ToolsConfig } from '../../tools';
+import { gitignoreRules } from '../../tools/gitignore-rules';
 import { materialize, type FileMode, type Vfs, type VfsEntry } from '../../vfs';
 
 export interface RunCommandOptions {
@@ -127,22 +127,6 @@ function visibleView(view: Vfs, config: ToolsConfig): Vfs {
     walk: async (dir) => (await view.walk(dir)).filter((e) => isVisiblePath(e.path, config)),
     readBlob: (oid) => view.readBlob(oid),
   };
-}
-
-/** .gitignore files of the view, each applying below its directory. */
-async function ignoreRules(view: Vfs, entries: readonly VfsEntry[]): Promise<(path: string, isDir: boolean) => boolean> {
-  const rules: Array<{ dir: string; matcher: Ignore }> = [];
-  for (const entry of entries) {
-    if (entry.type !== 'file' || !(entry.path === '.gitignore' || entry.path.endsWith('/.gitignore'))) continue;
-    const dir = entry.path === '.gitignore' ? '' : entry.path.slice(0, -'/.gitignore'.length);
-    rules.push({ dir, matcher: ignore().add(new TextDecoder().decode(await view.readFile(entry.path))) });
-  }
-  return (path, isDir) =>
-    rules.some(({ dir, matcher }) => {
-      if (dir !== '' && !path.startsWith(`${dir}/`)) return false;
-      const rel = dir === '' ? path : path.slice(dir.length + 1);
-      return matcher.ignores(isDir ? `${rel}/` : rel);
-    });
 }
 
 interface DiskFile {
@@ -340,7 +324,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
         const run = await execute(input.command, work, (input.timeout_s ?? defaultTimeoutS) * 1000, options, maxOutput);
         if (run.cancelled) throw new ForgeError('AGENT_CANCELLED', 'run_command was cancelled: the command was killed and its changes were thrown away.');
 
-        const disk = await scanWorkDir(work, before, trackedDirs, await ignoreRules(view, entries));
+        const disk = await scanWorkDir(work, before, trackedDirs, await gitignoreRules(view, entries));
         const changes: RunCommandOutput['changes'] = { added: [], modified: [], deleted: [] };
         for (const [path, file] of disk) {
           const old = before.get(path);

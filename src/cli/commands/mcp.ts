@@ -20,6 +20,7 @@ interface McpOptions {
   mode?: SessionMode;
   autoCommit: AutoCommit;
   approve?: string;
+  mount?: string;
 }
 
 const log = (line: string) => {
@@ -35,6 +36,7 @@ export function registerMcp(program: Command): void {
     .option('--base <ref>', 'revision a new session starts from (default HEAD); ignored when the session exists')
     .addOption(new Option('--mode <mode>', 'restricted (read-only tools) or unrestricted; new sessions default to unrestricted').choices(['restricted', 'unrestricted']))
     .addOption(new Option('--auto-commit <when>', 'every-call: commit each successful call that changes files; explicit: only commit_turn commits').choices(['every-call', 'explicit']).default('explicit'))
+    .option('--mount <dir>', 'also mount the session at this empty directory (FUSE) while serving: the client\'s own shell and editors work there, and what they change is in the session and in the next commit_turn')
     .option('--approve <policy>', 'all | none | TOOL,TOOL: which side-effecting calls run (MCP clients ask their user themselves, so default all)')
     .action(async (options: McpOptions) => {
       if (options.approve !== undefined) approvalFromOption(options.approve, approvableNames(BUILTIN_TOOLS)); // a bad flag fails before the repository is opened
@@ -56,13 +58,27 @@ export function registerMcp(program: Command): void {
       const { cliRepoTools } = await import('../repo-tools');
       const { repoToolSet } = await import('../../mcp/repo-tool-list');
       const { registry, repoTools } = await cliRepoTools(session.repo, session.vfs, BUILTIN_TOOLS);
-      const server = new ForgeMcpServer({ session, approval, registry, repoTools: repoToolSet(BUILTIN_TOOLS, repoTools), ...(settings.denied_paths !== undefined ? { config: { denied_paths: settings.denied_paths } } : {}), autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
+      const { SerialQueue } = await import('../../session/serial-queue');
+      // The mount's edits and the tool calls go through one queue: the journal takes one unit at a time.
+      const queue = new SerialQueue();
+      const server = new ForgeMcpServer({ queue, session, approval, registry, repoTools: repoToolSet(BUILTIN_TOOLS, repoTools), ...(settings.denied_paths !== undefined ? { config: { denied_paths: settings.denied_paths } } : {}), autoCommit: options.autoCommit, version: program.version() ?? '0.0.0' });
       const pending = (await session.vfs.diff()).length;
       log(
         `forge mcp: session ${session.id} on ${session.branch} at ${shortOid(session.head)} (${created ? `new, from ${shortOid(session.state.base.commit)}` : `turn ${session.state.turn}`}; ` +
           `${pending} pending change(s); mode ${session.state.mode}; auto-commit ${options.autoCommit}; repo ${store.repo.workdir ?? store.repo.gitdir})`,
       );
       for (const note of notes) log(`forge mcp: ${note}`);
-      await serveStdio(server, log);
+      let mount: { unmount(): Promise<void>; dir: string } | undefined;
+      if (options.mount !== undefined) {
+        const { mountSession } = await import('../../mount/node/mount-session');
+        const { DEFAULT_TOOLS_CONFIG } = await import('../../tools');
+        mount = await mountSession(session, options.mount, { queue, log, config: settings.denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths: settings.denied_paths } : DEFAULT_TOOLS_CONFIG });
+        log(`forge mcp: session mounted at ${mount.dir} (FUSE): what programs change there is pending in the session until commit_turn`);
+      }
+      try {
+        await serveStdio(server, log);
+      } finally {
+        await mount?.unmount();
+      }
     });
 }

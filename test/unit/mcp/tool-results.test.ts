@@ -1,7 +1,7 @@
 /** Rendering registry results as MCP results, annotations from definitions, and the call queue. */
 import { describe, expect, it } from 'vitest';
 import { ForgeError } from '../../../src/errors';
-import { SerialQueue } from '../../../src/mcp/queue';
+import { SerialQueue } from '../../../src/session/serial-queue';
 import { toolAnnotations } from '../../../src/mcp/tool-list';
 import { errorResult, renderOutputText, successResult, toToolError } from '../../../src/mcp/tool-results';
 

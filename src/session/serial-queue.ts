@@ -1,6 +1,8 @@
 /**
  * Runs operations one at a time, in arrival order. An MCP client may send several requests
- * without waiting for answers; the session's view, state and journal must see one at a time.
+ * without waiting for answers, and a mount's file-system operations arrive concurrently; the
+ * session's view, state and journal must see one at a time (its journal batch is not
+ * re-entrant). `forge mcp --mount` gives the server and the mount the same queue.
  */
 export class SerialQueue {
   private tail: Promise<void> = Promise.resolve();

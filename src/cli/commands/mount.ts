@@ -1,0 +1,57 @@
+/**
+ * forge mount <session> <dir>: the session's live view as a directory (FUSE) until Ctrl-C,
+ * SIGTERM or `forge mount --unmount <dir>`. Reads come from the object store as programs read;
+ * every change is a pending edit of the session, journaled when the file is closed.
+ */
+import type { Command } from 'commander';
+import { ForgeError } from '../../errors';
+import { DEFAULT_TOOLS_CONFIG } from '../../tools';
+import { common } from '../common';
+import { emit, type CommonOptions } from '../io';
+import { openStore } from '../open';
+import { loadSettings } from '../settings';
+
+interface MountOptions extends CommonOptions {
+  unmount?: boolean;
+  scratch: boolean;
+}
+
+export function registerMount(program: Command): void {
+  common(program.command('mount'))
+    .description('mount a session as a live directory (FUSE): programs read the view, their writes become the session\'s pending edits')
+    .argument('[session]', 'the session to mount')
+    .argument('[dir]', 'an empty directory to mount it on')
+    .option('--unmount', 'unmount the forge mount at the directory given (forge mount --unmount <dir>)')
+    .option('--no-scratch', 'keep ignored paths (node_modules/, dist/) in the pending layer instead of the session\'s scratch directory')
+    .action(async (first: string | undefined, second: string | undefined, options: MountOptions) => {
+      const { mountSession, unmountDir } = await import('../../mount/node/mount-session');
+      if (options.unmount) {
+        const dir = second ?? first;
+        if (dir === undefined || (first !== undefined && second !== undefined)) throw new ForgeError('INVALID_ARGUMENT', 'forge mount --unmount takes the mount directory only.', { hint: 'forge mount --unmount <dir>' });
+        const result = await unmountDir(dir);
+        emit(options, result, () => `unmounted ${result.dir}${result.stale ? ' (its process was gone)' : ''}`);
+        return;
+      }
+      if (first === undefined || second === undefined) throw new ForgeError('INVALID_ARGUMENT', 'forge mount needs a session and a directory.', { hint: 'forge mount <session> <dir>' });
+      const store = await openStore(options);
+      const { denied_paths } = loadSettings(store.repo.workdir, {});
+      const session = await store.open(first);
+      for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
+      const mount = await mountSession(session, second, {
+        scratch: options.scratch,
+        config: denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG,
+      });
+      emit(options, { session: session.id, dir: mount.dir, mode: 'fuse', scratch: mount.scratchDir ?? null }, () =>
+        [
+          `forge mount: session ${session.id} at ${mount.dir} (FUSE; writes are pending edits, durable when a file is closed)`,
+          mount.scratchDir ? `ignored paths live in ${mount.scratchDir}` : 'ignored paths are pending edits too (--no-scratch)',
+          `Ctrl-C or "forge mount --unmount ${mount.dir}" to unmount; "forge turn" commits after that.`,
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
+      });
+      await mount.unmount();
+      await session.close();
+    });
+}

@@ -1,0 +1,160 @@
+/**
+ * `forge mount`'s library call: a session's live view at a directory through FUSE. Checks the
+ * mount point (a mount left by a killed process is cleaned up first), takes the session's lease,
+ * and serves MountFs through fuse-native until unmount().
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { ForgeError } from '../../errors';
+import type { Session } from '../../session';
+import type { ToolsConfig } from '../../tools';
+import { MountFs } from '../mount-fs';
+import type { SerialQueue } from '../../session/serial-queue';
+import { fuseOps } from './fuse-ops';
+import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
+import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
+import { ScratchDir, scratchDirOf } from './scratch-dir';
+
+const run = promisify(execFile);
+
+export interface MountSessionOptions {
+  /** Ignored paths on real disk in the session's scratch directory (default true). */
+  scratch?: boolean;
+  /** The tools' configuration (its denied paths are invisible in the mount too). */
+  config?: ToolsConfig;
+  /** Shared with tool calls this process makes on the same session (forge mcp --mount). */
+  queue?: SerialQueue;
+  /** Where unexpected failures inside the file system are reported (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export interface MountedSession {
+  readonly dir: string;
+  readonly fs: MountFs;
+  /** The scratch directory of ignored paths, when there is one. */
+  readonly scratchDir?: string;
+  /** Writes what open files still buffer, then unmounts (lazily, if a process still has a file open). */
+  unmount(): Promise<void>;
+}
+
+export async function mountSession(session: Session, dir: string, options: MountSessionOptions = {}): Promise<MountedSession> {
+  const mountPoint = resolve(dir);
+  if (process.platform === 'linux' && !existsSync('/dev/fuse')) {
+    throw new ForgeError('MOUNT_UNAVAILABLE', 'There is no /dev/fuse on this machine, so a session cannot be mounted.', {
+      hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN.',
+    });
+  }
+  const Fuse = loadFuse();
+  await clearStaleMount(mountPoint);
+  checkMountPoint(mountPoint);
+  // The mount is a writer: another process writing the session is SESSION_BUSY now, not at the first write.
+  await session.prepareCall();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let scratchDir: string | undefined;
+  if (options.scratch !== false) {
+    scratchDir = scratchDirOf(session.repo.commonDir, session.id);
+    mkdirSync(scratchDir, { recursive: true });
+  }
+  const fs = new MountFs(session, {
+    ...(scratchDir !== undefined ? { scratch: new ScratchDir(scratchDir) } : {}),
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.queue !== undefined ? { queue: options.queue } : {}),
+  });
+  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
+  const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
+    // Forge's tools change the view behind the kernel's back: nothing is cached past one call
+    // (strings, as the binding skips a falsy 0), and a file's pages are dropped at each open.
+    entryTimeout: '0',
+    attrTimeout: '0',
+    fsname: forgeFsName(session.id, process.pid),
+    subtype: 'forge',
+    // The binding gives up on an operation after this long; a large file's close can take a while.
+    timeout: 120_000,
+  });
+  await new Promise<void>((done, fail) => fuse.mount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot mount at ${mountPoint}: ${error.message}.`)) : done())));
+  let unmounted: Promise<void> | undefined;
+  return {
+    dir: mountPoint,
+    fs,
+    ...(scratchDir !== undefined ? { scratchDir } : {}),
+    unmount: () =>
+      (unmounted ??= (async () => {
+        await fs.flushAll();
+        await new Promise<void>((done, fail) => fuse.unmount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot unmount ${mountPoint}: ${error.message}.`)) : done())));
+      })()),
+  };
+}
+
+/**
+ * Ends the mount at `dir` from another process: the mounting process (its pid is in the mount's
+ * name) is asked to stop (SIGTERM: it writes what it buffers, unmounts and gives the lease up);
+ * a mount whose process is gone is detached at once.
+ */
+export async function unmountDir(dir: string, { waitMs = 15_000 } = {}): Promise<{ dir: string; stale: boolean }> {
+  const mountPoint = resolve(dir);
+  const entry = mountAt(mountPoint);
+  if (entry === null) throw new ForgeError('MOUNT_POINT_INVALID', `Nothing is mounted at ${mountPoint}.`);
+  const owner = parseForgeFsName(entry.source);
+  if (owner === null) throw new ForgeError('MOUNT_POINT_INVALID', `${mountPoint} is not a forge mount (it is ${entry.source}, ${entry.fsType}); unmount it with umount.`);
+  if (owner.pid !== process.pid && isAlive(owner.pid)) {
+    process.kill(owner.pid, 'SIGTERM');
+    const deadline = Date.now() + waitMs;
+    while (mountAt(mountPoint) !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (mountAt(mountPoint) === null) return { dir: mountPoint, stale: false };
+  }
+  await detach(mountPoint);
+  return { dir: mountPoint, stale: true };
+}
+
+/** A mount at the mount point whose process was killed answers ENOTCONN: it is detached so the point can be used again. */
+async function clearStaleMount(mountPoint: string): Promise<void> {
+  const entry = mountAt(mountPoint);
+  let connected = true;
+  try {
+    statSync(mountPoint);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOTCONN') return; // missing: checkMountPoint says so
+    connected = false;
+  }
+  if (entry === null && connected) return;
+  const owner = entry ? parseForgeFsName(entry.source) : null;
+  if (connected && !(owner && !isAlive(owner.pid))) {
+    throw new ForgeError('MOUNT_POINT_BUSY', `${mountPoint} is already a mount point${owner ? ` (session ${owner.session}, process ${owner.pid})` : ''}.`, {
+      hint: owner ? `Unmount it first: forge mount --unmount ${mountPoint}` : 'Choose an empty directory that is not a mount point.',
+    });
+  }
+  await detach(mountPoint);
+}
+
+async function detach(mountPoint: string): Promise<void> {
+  try {
+    await run(process.platform === 'darwin' ? 'umount' : 'fusermount', process.platform === 'darwin' ? ['-f', mountPoint] : ['-uz', mountPoint]);
+  } catch (error) {
+    if (mountAt(mountPoint) === null) return;
+    throw new ForgeError('MOUNT_FAILED', `Cannot detach the mount at ${mountPoint}: ${(error as Error).message.split('\n')[0]}`, { hint: `Try: umount -l ${mountPoint}` });
+  }
+}
+
+function checkMountPoint(mountPoint: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(mountPoint).isDirectory();
+  } catch {
+    throw new ForgeError('MOUNT_POINT_INVALID', `Cannot mount at ${mountPoint}: no such directory.`, { hint: `Create it first: mkdir -p ${mountPoint}` });
+  }
+  if (!isDir) throw new ForgeError('MOUNT_POINT_INVALID', `Cannot mount at ${mountPoint}: it is not a directory.`);
+  if (readdirSync(mountPoint).length > 0) {
+    throw new ForgeError('MOUNT_POINT_INVALID', `Cannot mount at ${mountPoint}: the directory is not empty (its files would be hidden under the mount).`, { hint: 'Mount on an empty directory.' });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}

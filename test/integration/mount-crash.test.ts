@@ -1,0 +1,72 @@
+/**
+ * Issue 27, done-when 3 (the short CI version): `forge mount` killed with SIGKILL while a writer
+ * writes and closes files. After each kill every file whose close returned is in the session,
+ * the stale mount point is cleaned up by the next mount, mounting again works, and
+ * `git fsck --strict` is clean. `forge mount --unmount` stops a live mount cleanly.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fsp from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { expectFsckClean } from '../helpers/fsck';
+import { FORGE_BIN, forge } from '../helpers/forge-cli';
+import { git } from '../helpers/git-cli';
+import { describeMount, run } from '../helpers/mount';
+import { makeRepo } from '../helpers/repos';
+import { makeTempDir } from '../helpers/temp';
+
+/** `forge mount` in a child process; resolves once it says the directory is mounted. */
+async function startMount(repoDir: string, session: string, dir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [FORGE_BIN, 'mount', '--repo', repoDir, session, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('forge mount: session')) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`forge mount exited (${code}) before mounting:\n${output}`)));
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+describeMount('forge mount killed with SIGKILL', () => {
+  it('every file whose close returned survives a kill -9, the stale mount point is cleaned up, and mounting again works', async () => {
+    const repo = makeRepo({ files: { 'README.md': 'crash test\n' } });
+    const created = JSON.parse(forge(['session', 'new', '--repo', repo.dir, '--json']).stdout) as { id: string };
+    const dir = join(makeTempDir('crash'), 'view');
+    await fsp.mkdir(dir);
+    const log = join(makeTempDir('crash-log'), 'closed.txt');
+    const closed = new Map<string, string>();
+    for (const [round, killAfterMs] of [[1, 300], [2, 700], [3, 150]] as const) {
+      const mount = await startMount(repo.dir, created.id, dir);
+      // Each file is logged only after the shell's close of it returned.
+      const writer = run('bash', ['-c', `for i in $(seq 1 100000); do echo "round ${round} file $i" > "$1/r${round}-$i.txt" || exit 0; echo "r${round}-$i.txt round ${round} file $i" >> "$2"; done`, 'sh', dir, log]).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, killAfterMs));
+      mount.kill('SIGKILL');
+      await exited(mount);
+      await writer;
+      for (const line of (await fsp.readFile(log, 'utf8').catch(() => '')).split('\n')) {
+        const space = line.indexOf(' ');
+        if (space > 0) closed.set(line.slice(0, space), `${line.slice(space + 1)}\n`);
+      }
+    }
+    expect(closed.size).toBeGreaterThan(0);
+    // The mount point was left stale by the last kill: the next mount cleans it up.
+    const mount = await startMount(repo.dir, created.id, dir);
+    for (const [name, content] of closed) expect(await fsp.readFile(join(dir, name), 'utf8'), name).toBe(content);
+    const unmount = forge(['mount', '--unmount', dir]);
+    expect(unmount.status, unmount.stderr).toBe(0);
+    await exited(mount);
+    expect(mount.exitCode).toBe(0);
+    const turn = forge(['turn', '--repo', repo.dir, '--session', created.id, '--calls', '-'], { input: '[]' });
+    expect(turn.status, turn.stderr).toBe(0);
+    const tree = git(repo.gitdir, ['ls-tree', '--name-only', `forge/session/${created.id}`]).stdout.split('\n');
+    for (const name of closed.keys()) expect(tree, name).toContain(name);
+    expectFsckClean(repo.gitdir);
+  }, 120_000);
+});

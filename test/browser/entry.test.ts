@@ -31,6 +31,13 @@ const NODE_ADAPTERS = [
   'TOKEN_ENV',
   'nodeStreamInflater',
   'gitCredentialHelper',
+  // Repository tools in a worker thread the host can terminate (Node's worker_threads).
+  'NodeWorkerSandbox',
+  // forge mount: a FUSE file system (MountFs answers its operations, SerialQueue orders them with tool calls).
+  'mountSession',
+  'unmountDir',
+  'MountFs',
+  'SerialQueue',
 ];
 
 describe('forge-engine/browser', () => {

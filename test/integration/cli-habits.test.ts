@@ -37,7 +37,7 @@ describe('forge CLI habits', () => {
   describe('usage errors are one line with a hint', () => {
     it.each([
       [['turn', '--session', 's1'], /^forge: error INVALID_ARGUMENT: Required option '--calls <file>' not specified\. \(hint: "forge turn --help" shows its usage\.\)\n$/],
-      [['log'], /^forge: error INVALID_ARGUMENT: Missing required argument 'session'\. \(hint: "forge log --help" shows its usage\.\)\n$/],
+      [['log'], /^forge: error INVALID_ARGUMENT: Missing a session: name one \(forge log <id>\), or search every session with --grep, --author or --since\. \(hint: "forge log --help" shows its usage\.\)\n$/],
       [['session', 'new', '--bogus'], /^forge: error INVALID_ARGUMENT: Unknown option '--bogus'\. \(hint: "forge session new --help" shows its usage\.\)\n$/],
       [['frobnicate'], /^forge: error INVALID_ARGUMENT: Unknown command 'frobnicate'\. \(hint: "forge --help" lists the commands\.\)\n$/],
     ])('forge %j', (args, expected) => {

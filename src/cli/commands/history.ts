@@ -22,7 +22,7 @@ export function registerHistory(program: Command): void {
         await searchLog(id, options);
         return;
       }
-      if (id === undefined) throw new ForgeError('INVALID_ARGUMENT', 'Name a session (forge log <id>), or search every session with --grep, --author or --since.');
+      if (id === undefined) throw new ForgeError('INVALID_ARGUMENT', 'Missing a session: name one (forge log <id>), or search every session with --grep, --author or --since.', { hint: '"forge log --help" shows its usage.' });
       const turns = await (await openStore(options)).log(id);
       emit(options, { session: id, turns }, () =>
         turns

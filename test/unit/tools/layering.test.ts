@@ -15,7 +15,8 @@ const IMPORT = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|impor
 
 // The tool layer must run in a browser and import only the layers above it.
 describe('src/tools imports', () => {
-  const files = sources(ROOT);
+  // Adapters (a node/ folder: the worker thread a repository tool runs in) may use Node, as everywhere.
+  const files = sources(ROOT).filter((f) => !relative(ROOT, f).split('/').includes('node'));
 
   it('finds the tool sources', () => {
     expect(files.length).toBeGreaterThan(15);

@@ -22,6 +22,8 @@ export const SettingsSchema = z.strictObject({
   mode: z.enum(['restricted', 'unrestricted']).optional(),
   /** Paths no tool may read or write (gitignore syntax); replaces the built-in list. */
   denied_paths: z.array(z.string()).optional(),
+  /** Secret redaction of committed session states: false turns it off; patterns add regular expressions. */
+  redact: z.union([z.boolean(), z.strictObject({ enabled: z.boolean().optional(), patterns: z.array(z.string()).optional() })]).optional(),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

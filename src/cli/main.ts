@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Pr
   [['push'], async () => (await import('./commands/push')).registerPush],
   [['fetch'], async () => (await import('./commands/fetch')).registerFetch],
   [['inspect'], async () => (await import('./commands/inspect')).registerInspect],
+  [['agent'], async () => (await import('./commands/agent')).registerAgent],
 ];
 
 /** The program with the command that `argv` names registered, or every command. */

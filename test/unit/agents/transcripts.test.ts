@@ -54,3 +54,12 @@ describe('Codex rollout converter (issue 28)', () => {
     expect(second!.messages).toEqual([{ role: 'user', content: 'second prompt: anything else?' }, { role: 'assistant', content: 'Nothing else.' }]);
   });
 });
+
+describe('Codex rollout written by Codex CLI 0.169.0 (issue 28)', () => {
+  it('skips the developer and environment-context messages; the prompt, the answer, the model and the thread id remain', () => {
+    const turns = codexTurns(readFileSync('test/fixtures/agents/codex-0.169.0-rollout.jsonl', 'utf8'));
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ agent: 'codex', model: 'gpt-mock', agentSessionId: '01a216dc-e07b-7f60-ae12-02784b0820a4', toolCalls: [] });
+    expect(turns[0]!.messages).toEqual([{ role: 'user', content: 'say hi' }, { role: 'assistant', content: 'Hello from mock.' }]);
+  });
+});

@@ -5,7 +5,7 @@
  * Which turns were committed is kept in <commondir>/forge/agents/<session>.json (their keys), so
  * a hook that fired twice, or not at all, neither duplicates nor loses a turn.
  */
-import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ForgeError } from '../../errors';
@@ -67,6 +67,39 @@ export interface HookResult {
 
 /** Syncs the directory, then commits each new turn of the transcript (the files go with the first). */
 export async function commitAgentTurns(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
+  return withAgentLock(session, () => commitUnlocked(session, options));
+}
+
+/**
+ * One hook at a time per session, from reading the cursor to saving it: the session's lease is
+ * given up at each commit, and a second hook reading the cursor in between would commit the
+ * same turn again. A lock older than STALE_LOCK_MS was left by a killed hook.
+ */
+const STALE_LOCK_MS = 5 * 60_000;
+
+async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promise<T> {
+  const lock = `${cursorFile(session)}.lock`;
+  await mkdir(dirname(lock), { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch {
+      const age = await stat(lock).then((st) => Date.now() - st.mtimeMs, () => 0);
+      if (age > STALE_LOCK_MS) await rmdir(lock).catch(() => {});
+      else if (Date.now() - started > 60_000) throw new ForgeError('SESSION_BUSY', `Another forge agent hook of session ${session.id} has been running for over a minute (${lock}).`, { hint: `If no forge process is running, remove ${lock}.` });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rmdir(lock).catch(() => {});
+  }
+}
+
+async function commitUnlocked(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
   const { skipped } = await copyWorkdir(options.dir, options.config).sync(session);
   const turns = convertTranscript(options.agent, await readTranscript(options.transcript));
   const cursor = { ...(await readCursor(session)), transcript: options.transcript };
@@ -101,4 +134,21 @@ export async function findCodexRollout(threadId: string | undefined, env: Readon
   };
   await walk(root, 0);
   return (best as { path: string } | null)?.path ?? null;
+}
+
+/**
+ * Runs `work` again while another process holds the session: Codex runs its notify program
+ * without waiting for it, so the hook of the last turn and the end-of-run catch-up may overlap.
+ * Each waits for the other (a bounded wait: a live holder that never lets go is reported).
+ */
+export async function whenSessionFree<T>(work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ForgeError && error.code === 'SESSION_BUSY') || Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }

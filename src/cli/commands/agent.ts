@@ -58,8 +58,8 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
   if (!agent) throw new ForgeError('INVALID_ARGUMENT', `Unknown agent "${which}": forge agent runs claude or codex.`);
   if (options.session !== undefined && options.base !== undefined) throw new ForgeError('INVALID_ARGUMENT', '--session continues a session and --base starts one: give one of them.');
   if (options.copy && options.mount) throw new ForgeError('INVALID_ARGUMENT', '--copy and --mount exclude each other.');
-  const { openWorkdir } = await import('../../agents/node/workdir');
-  const { commitAgentTurns, findCodexRollout, readCursor } = await import('../../agents/node/hook');
+  const { openWorkdir, copyWorkdir } = await import('../../agents/node/workdir');
+  const { commitAgentTurns, findCodexRollout, readCursor, whenSessionFree } = await import('../../agents/node/hook');
   const store = await openStore(options);
   const config = toolsConfig(store.repo.workdir);
   let session = options.session !== undefined ? await store.open(options.session) : await store.create({ ...(options.base !== undefined ? { base: options.base } : {}), model: { provider: agent.name } });
@@ -82,13 +82,19 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
     process.stderr.write(`forge: session ${session.id} (${session.branch}); ${agent.bin} works in ${workdir.dir} (${workdir.mode})\n`);
     const code = await launch(process.env[agent.env] || agent.bin, args, workdir.dir);
     // Catch up: turns whose hook did not run (or failed), and changes made after the last one.
-    session = await store.open(session.id);
-    const cursor = await readCursor(session);
-    const transcript = which === 'claude' ? cursor.transcript : (cursor.transcript ?? (await findCodexRollout(undefined, process.env, started)) ?? undefined);
-    const caught = transcript !== undefined ? (await commitAgentTurns(session, { agent: agent.name, transcript, dir: workdir.dir, config })).commits : [];
-    if (transcript === undefined) await (await import('../../agents/node/workdir')).copyWorkdir(workdir.dir, config).sync(session);
-    const pending = await session.vfs.diff();
-    await session.close();
+    const { caught, pending } = await whenSessionFree(async () => {
+      session = await store.open(session.id);
+      try {
+        const cursor = await readCursor(session);
+        // Codex writes a rollout per exec (a new thread): this run's is the newest since it started.
+        const transcript = which === 'claude' ? cursor.transcript : ((await findCodexRollout(undefined, process.env, started)) ?? cursor.transcript);
+        const caught = transcript !== undefined ? (await commitAgentTurns(session, { agent: agent.name, transcript, dir: workdir.dir, config })).commits : [];
+        if (transcript === undefined) await copyWorkdir(workdir.dir, config).sync(session);
+        return { caught, pending: await session.vfs.diff() };
+      } finally {
+        await session.close();
+      }
+    });
     const turns = await store.log(session.id);
     emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code, turns: turns.length - 1, caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
       [
@@ -122,7 +128,7 @@ async function readStdin(): Promise<string> {
 }
 
 async function runHook(kind: string, payloadArg: string | undefined, options: CommonOptions & { session: string; dir: string }): Promise<void> {
-  const { commitAgentTurns, findCodexRollout } = await import('../../agents/node/hook');
+  const { commitAgentTurns, findCodexRollout, whenSessionFree } = await import('../../agents/node/hook');
   let agent: AgentName;
   let transcript: string | null;
   if (kind === 'claude-stop') {

@@ -61,7 +61,9 @@ export function entropy(text: string): number {
   return bits;
 }
 
-const SECRET_NAME = String.raw`[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|passwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth|credential|client[_-]?secret)[A-Za-z0-9_.-]*`;
+// Bounded name parts: an unbounded `[…]*` before and after the alternation backtracks
+// quadratically inside a long run of name characters (a base64 blob in a tool result).
+const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:secret|token|passw(?:or)?d|passwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth|credential|client[_-]?secret)[A-Za-z0-9_.-]{0,40}`;
 
 /**
  * The built-in rules: the cloud keys secretlint's preset misses in short form, private key
@@ -77,7 +79,7 @@ export const BUILTIN_RULES: readonly PatternRule[] = [
   { rule: 'slack-token', pattern: /\b(?<secret>xox[abposr]-[A-Za-z0-9-]{10,})\b/g },
   {
     rule: 'high-entropy-assignment',
-    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_])["']?${SECRET_NAME}["']?\s*(?::=|=|:)\s*["'\x60]?(?<secret>[A-Za-z0-9+/=_\-.~!@#$%^&*]{12,})`, 'gi'),
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.-])["']?${SECRET_NAME}["']?\s*(?::=|=|:)\s*["'\x60]?(?<secret>[A-Za-z0-9+/=_\-.~!@#$%^&*]{12,})`, 'gi'),
     // Random-looking values only: a name assigned a word (password = "example") is not a secret.
     accept: (secret) => entropy(secret) >= 3.5 && /[0-9]/.test(secret) && /[A-Za-z]/.test(secret) && !/^\[?REDACTED/.test(secret),
   },

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 
-export const LAYERS = ['errors', 'text', 'git', 'remote', 'vfs', 'session', 'branches', 'provenance', 'tools', 'agent', 'mount', 'mcp', 'inspect', 'cli'];
+export const LAYERS = ['errors', 'text', 'git', 'remote', 'vfs', 'session', 'branches', 'provenance', 'tools', 'agent', 'agents', 'mount', 'mcp', 'inspect', 'cli'];
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {

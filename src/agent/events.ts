@@ -34,6 +34,8 @@ export type AgentEvent =
       files: DiffStatEntry[];
       /** Set when a limit ended the turn early. */
       stoppedBy?: string;
+      /** Secrets replaced by markers in the committed state, per rule. */
+      redactions?: Array<{ rule: string; count: number }>;
     }
   | {
       type: 'error';

@@ -423,6 +423,7 @@ export class Agent {
       messageSource: message !== null ? 'model' : 'default',
       files: diffStatOf(patches),
       ...(run.stop ? { stoppedBy: run.stop.code } : {}),
+      ...(commit.redactions.length > 0 ? { redactions: commit.redactions } : {}),
     });
     return commit;
   }

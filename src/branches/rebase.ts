@@ -10,7 +10,7 @@
  */
 import { ForgeError } from '../errors';
 import { buildTree, type Repository, type Signature, type TreeEntry } from '../git';
-import { decodeState, encodeState, sessionRef, sessionStatePath, subjectOf, turnCommitMessage, validateSessionId, withReplaysTrailer, type SessionState } from '../session';
+import { decodeState, StateRedaction, sessionRef, sessionStatePath, subjectOf, turnCommitMessage, validateSessionId, withReplaysTrailer, type SessionState } from '../session';
 import { FsJournal } from '../vfs';
 import { repositoryGraph, mergeBases } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
@@ -110,11 +110,14 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
     let parent = onto;
     let parentTree = (await repo.readCommit(onto)).tree;
     const commits = await commitsToReplay(repo, base, head);
+    // Rewritten states are written again: through the same redaction as every other writer.
+    const redaction = new StateRedaction(repo);
+    const encode = async (state: SessionState) => (await redaction.encode(state)).bytes;
 
     if (commits.length === 0) {
       // The session's commits are all in the new base already: one commit recording the move.
       const state = { ...(await stateAt(repo, head, statePath)), base: newBase } as SessionState;
-      const tree = await buildTree(repo, parentTree, [[statePath, { oid: await repo.writeBlob(encodeState(state), { keep: false }), mode: '100644' }]]);
+      const tree = await buildTree(repo, parentTree, [[statePath, { oid: await repo.writeBlob(await encode(state), { keep: false }), mode: '100644' }]]);
       const message = turnCommitMessage({ sessionId: id, turn: state.turn, message: `Rebase forge session ${id} onto ${ontoName}\n\nOnto: ${onto}`, changedPaths: [] });
       parent = await repo.writeCommit({ tree, parents: [onto], author: committer, committer, message });
       parentTree = tree;
@@ -137,7 +140,7 @@ export async function rebaseSession(repo: Repository, id: string, options: Rebas
       const state = await stateEntry(repo, commit.tree, statePath);
       if (state !== null) {
         const rewritten = { ...decodeState(await repo.readBlob(state.oid), `${statePath} at ${oid.slice(0, 12)}`), base: newBase };
-        root = await withFile(repo, root, statePath.split('/'), { mode: '100644', oid: await repo.writeBlob(encodeState(rewritten), { keep: false }) });
+        root = await withFile(repo, root, statePath.split('/'), { mode: '100644', oid: await repo.writeBlob(await encode(rewritten), { keep: false }) });
       }
       const tree = await writeMergedTree(repo, root);
       parent = await repo.writeCommit({ tree, parents: [parent], author: commit.author, committer, message: withReplaysTrailer(commit.message, oid), ...(commit.extraHeaders ? { extraHeaders: commit.extraHeaders.filter(([key]) => key !== 'gpgsig') } : {}) });

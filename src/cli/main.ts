@@ -29,6 +29,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Pr
   [['inspect'], async () => (await import('./commands/inspect')).registerInspect],
   [['blame', 'why'], async () => (await import('./commands/blame')).registerBlame],
   [['mount'], async () => (await import('./commands/mount')).registerMount],
+  [['agent'], async () => (await import('./commands/agent')).registerAgent],
 ];
 
 /** The program with the command that `argv` names registered, or every command. */

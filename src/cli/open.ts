@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { ForgeError } from '../errors';
 import { Repository } from '../git';
 import { nodePlatform } from '../git/node/platform';
-import type { SessionStore } from '../session';
+import type { RedactionOptions, SessionStore } from '../session';
+import type { Settings } from './settings';
 import { cliGlobals } from './globals';
 import { fixedClock, readIdentitySources } from './identity';
 import type { CommonOptions } from './io';
@@ -41,6 +42,13 @@ export async function openRepository(options: CommonOptions): Promise<Repository
 
 /** Loaded here, not at start-up: the session layer builds its zod schemas when it loads. */
 export async function openStore(options: CommonOptions): Promise<SessionStore> {
-  const { SessionStore } = await import('../session');
-  return new SessionStore(await openRepository(options));
+  const [{ SessionStore }, { SecretlintScanner }, { loadSettings }] = await Promise.all([import('../session'), import('../session/node/secretlint-scanner'), import('./settings')]);
+  const repo = await openRepository(options);
+  return new SessionStore(repo, undefined, { redaction: redactionOptions(loadSettings(repo.workdir, {}).redact, [new SecretlintScanner()]) });
+}
+
+/** .forge/config.json's `redact` (git config's forge.redact and forge.redactPattern come on top, in the store). */
+export function redactionOptions(redact: Settings['redact'], scanners: RedactionOptions['scanners']): RedactionOptions {
+  const settings = redact === undefined ? {} : typeof redact === 'boolean' ? { enabled: redact } : { ...(redact.enabled !== undefined ? { enabled: redact.enabled } : {}), ...(redact.patterns ? { patterns: redact.patterns } : {}) };
+  return { scanners, settings };
 }

@@ -28,6 +28,8 @@ export const SettingsSchema = z.strictObject({
    * checked here: a file that sets them must still load.
    */
   repo_tools: RepoToolLimitsSchema.optional(),
+  /** Secret redaction of committed session states: false turns it off; patterns add regular expressions. */
+  redact: z.union([z.boolean(), z.strictObject({ enabled: z.boolean().optional(), patterns: z.array(z.string()).optional() })]).optional(),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

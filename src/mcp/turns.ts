@@ -34,6 +34,8 @@ export const CommitTurnOutputSchema = z.strictObject({
   /** Turns committed on the branch so far. */
   turn: count,
   files: z.array(z.strictObject({ path: z.string(), kind: changeKind })),
+  /** Secrets replaced by [REDACTED:rule] markers in the committed session state, per rule. */
+  redactions: z.array(z.strictObject({ rule: z.string(), count: count })).optional(),
   message: z.string(),
 });
 
@@ -73,6 +75,13 @@ export type SessionStatusOutput = z.output<typeof SessionStatusOutputSchema>;
 
 // Reserved in the tools layer, so a repository tool can never take them (tools/reserved-names.ts).
 export { COMMIT_TURN, SESSION_STATUS };
+
+/** " 2 secret(s) were redacted (aws-access-key ×1, github-token ×1)." or nothing. */
+export function redactionNote(redactions: ReadonlyArray<{ rule: string; count: number }>): string {
+  if (redactions.length === 0) return '';
+  const total = redactions.reduce((n, r) => n + r.count, 0);
+  return ` ${total} secret(s) were redacted from the committed conversation (${redactions.map((r) => `${r.rule} ×${r.count}`).join(', ')}).`;
+}
 
 /** The pending changes as unified diffs (what the pending-diff resource shows). */
 export async function pendingPatches(session: Session): Promise<FilePatch[]> {
@@ -141,7 +150,8 @@ export class TurnTools {
       commit: turn.commit,
       turn: turn.turn,
       files,
-      message: `Committed turn ${turn.turn} as ${turn.commit.slice(0, 12)} on ${session.branch} (${files.length} file${files.length === 1 ? '' : 's'} changed).`,
+      ...(turn.redactions.length > 0 ? { redactions: turn.redactions } : {}),
+      message: `Committed turn ${turn.turn} as ${turn.commit.slice(0, 12)} on ${session.branch} (${files.length} file${files.length === 1 ? '' : 's'} changed).${redactionNote(turn.redactions)}`,
     };
   }
 

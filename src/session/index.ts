@@ -4,6 +4,9 @@ export { SessionStore, type CreateSessionOptions, type ResumeOptions, type Sessi
 export { newSessionId, validateSessionId, sessionRef, sessionBranch, sessionStatePath, SESSION_REF_PREFIX, SESSION_DIR } from './ids';
 export { turnCommitMessage, parseTrailers, summarizeLine, subjectOf, withReplaysTrailer } from './commit-message';
 export { encodeState, decodeState } from './state-codec';
+export { StateRedaction, type RedactionOptions, type RedactedState } from './redact-state';
+export { Redactor, PatternScanner, applyRedactions, redactionMarker, REDACTION_MARKER, entropy, type SecretScanner, type SecretMatch, type RedactionSettings, type RedactionCount } from './redaction';
 export { readStateAt, sessionIdOf } from './state-io';
 export { filePatches, asText, type FilePatch, type FileChangeRef } from './file-patches';
 export { savepoint, type MapSavepoint } from './tracked-map';
+export { unredactedSecrets, secretsError, type SecretFinding } from './secret-check';

@@ -10,7 +10,9 @@ import type { SessionLease } from './lease';
 import { turnCommitMessage } from './commit-message';
 import { sessionRef, sessionStatePath } from './ids';
 import { SESSION_STATE_VERSION, type Message, type SessionState, type ToolCallRecord } from './state';
-import { encodeState } from './state-codec';
+import type { StateRedaction } from './redact-state';
+import { mergeCounts } from './redact-state';
+import type { RedactionCount } from './redaction';
 import { applyStateDeltas, StateDeltaTracker, type StateDelta } from './state-delta';
 import { readStateAt, readStateFromView } from './state-io';
 
@@ -29,11 +31,15 @@ export interface TurnCommit {
   turn: number;
   changes: PendingChange[];
   message: string;
+  /** Secrets replaced by markers in the committed state and message, per rule (empty: none). */
+  redactions: RedactionCount[];
 }
 
 export interface SessionContext {
   repo: Repository;
   now: () => Date;
+  /** Every state written as an object passes through it (secrets become markers). */
+  redaction: StateRedaction;
 }
 
 /**
@@ -341,13 +347,14 @@ export class Session {
     // in their own commits, so the file, and this write, stay O(turn).
     const turnCalls = this.state.toolCalls.filter((c) => c.turn === turn);
     const nextState: SessionState = { ...this.state, version: SESSION_STATE_VERSION, turn, updatedAt: now.toISOString(), toolCalls: turnCalls };
-    const stateOid = await repo.writeBlob(encodeState(nextState), { keep: false });
+    const encoded = await this.ctx.redaction.encode(nextState);
+    const stateOid = await repo.writeBlob(encoded.bytes, { keep: false });
     const treeChanges: Array<[string, FileChange]> = [...this.vfs.pendingSet.entries()];
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
     const tree = await buildTree(repo, this.vfs.baseView.rootTree, treeChanges);
-    const lastUser = [...nextState.messages].reverse().find((m) => m.role === 'user' && m.turn === turn);
+    const lastUser = [...encoded.state.messages].reverse().find((m) => m.role === 'user' && m.turn === turn);
     const notes = [...(options.notes ?? []), ...this.notes];
-    const message = turnCommitMessage({
+    const draft = turnCommitMessage({
       sessionId: this.id,
       turn,
       changedPaths: changes.map((c) => c.path),
@@ -355,6 +362,9 @@ export class Session {
       ...(lastUser ? { userMessage: lastUser.content } : {}),
       ...(notes.length > 0 ? { notes } : {}),
     });
+    // The caller's message may quote a secret too (the user message in it is redacted already).
+    const { text: message, redactions: inMessage } = await this.ctx.redaction.redactText(draft);
+    const redactions = mergeCounts(encoded.redactions, inMessage);
     const author = await repo.identity(options.author, now);
     const committer = await repo.identity(options.committer ?? options.author, now, 'committer');
     const commit = await repo.writeCommit({ tree, parents: [this.headOid], author, committer, message });
@@ -380,7 +390,7 @@ export class Session {
     // What the undo entry restores may be a blob no commit holds (a file written twice in the
     // turn): it stays pinned for gc until the next turn commit.
     if (keep.length > 0) await this.vfs.pinObjects(keep);
-    return { commit, tree, turn, changes, message };
+    return { commit, tree, turn, changes, message, redactions };
   }
 
   /**

@@ -12,7 +12,7 @@ import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
 import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
 import { LeaseGuard, Session, type SessionContext } from './session';
 import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
-import { encodeState } from './state-codec';
+import { StateRedaction, type RedactionOptions } from './redact-state';
 export type { CarryOver };
 import { readStateAt, readStateFromView, sessionIdOf } from './state-io';
 
@@ -87,8 +87,14 @@ export class SessionStore {
     readonly repo: Repository,
     /** The session's clock (state times, commits); default: the repository's (Repository.open's `clock`). */
     now: () => Date = () => repo.now(),
+    options: { redaction?: RedactionOptions } = {},
   ) {
-    this.ctx = { repo, now };
+    this.ctx = { repo, now, redaction: new StateRedaction(repo, options.redaction) };
+  }
+
+  /** The redaction every state this store writes passes through. */
+  get redaction(): StateRedaction {
+    return this.ctx.redaction;
   }
 
   async create(options: CreateSessionOptions = {}): Promise<Session> {
@@ -371,7 +377,7 @@ export class SessionStore {
   }
 
   private async startBranch(state: SessionState, parent: string, subject: string, author?: Partial<Signature>): Promise<Session> {
-    const stateOid = await this.repo.writeBlob(encodeState(state), { keep: false });
+    const stateOid = await this.repo.writeBlob((await this.ctx.redaction.encode(state)).bytes, { keep: false });
     const parentCommit = await this.repo.readCommit(parent);
     const tree = await buildTree(this.repo, parentCommit.tree, [[sessionStatePath(state.id), { oid: stateOid, mode: '100644' }]]);
     const now = this.ctx.now();

@@ -45,7 +45,7 @@ describe('README: MCP client configurations', () => {
     expectFsckClean(repo.gitdir);
   });
 
-  it('the Codex entry runs the same command, required, with tool approval set; Claude Code waits for the connection', () => {
+  it('the Codex entry runs the same command, required, with tool approval set; Claude Code grants forge\'s tools (issue 28)', () => {
     const [toml] = fenced('toml');
     const [json] = fenced('json');
     const jsonEntry = (JSON.parse(json!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.forge!;
@@ -56,6 +56,7 @@ describe('README: MCP client configurations', () => {
     expect(toml).toMatch(/^default_tools_approval_mode = "approve"$/m);
     const [sh] = fenced('sh');
     expect(sh).toContain(`claude mcp add forge -- node ${jsonEntry.args.join(' ')}`);
-    expect(sh).toMatch(/^MCP_CONNECTION_NONBLOCKING=false claude /m);
+    // Issue 28: without the grant, every forge call is refused in -p and nothing is committed.
+    expect(sh).toMatch(/^claude -p "\.\.\." --allowedTools "mcp__forge__\*"$/m);
   });
 });

@@ -12,17 +12,13 @@
  * not brought back (nor walked), so `npm install` does not import node_modules/.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import * as nodeFs from 'node:fs';
-import { chmod, lstat, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ForgeError, toForgeError } from '../../errors';
-import type { GitFs } from '../../git';
-import { checkPath, defineTool, isGitDirName, isVisiblePath, type ToolContext, type ToolsConfig } from '../../tools';
-import { gitignoreRules } from '../../tools/gitignore-rules';
-import { materialize, type FileMode, type Vfs, type VfsEntry } from '../../vfs';
+import { defineTool, type ToolContext } from '../../tools';
+import { applyChanges, detectChanges, materializeView } from './dir-changes';
 
 export interface RunCommandOptions {
   /** Default 30 s (spec 002: tool execution timeouts, 30 s default). */
@@ -113,53 +109,6 @@ export class OutputCollector {
   }
 }
 
-function gitBlobOid(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
-/** The view as the command may see it: .forge/, .git spellings and denied paths left out. */
-function visibleView(view: Vfs, config: ToolsConfig): Vfs {
-  return {
-    readFile: (path) => view.readFile(path),
-    exists: (path) => view.exists(path),
-    stat: (path) => view.stat(path),
-    list: (dir) => view.list(dir),
-    walk: async (dir) => (await view.walk(dir)).filter((e) => isVisiblePath(e.path, config)),
-    readBlob: (oid) => view.readBlob(oid),
-  };
-}
-
-interface DiskFile {
-  bytes: Uint8Array;
-  mode: FileMode;
-  oid: string;
-}
-
-/** Files and symlinks under root that are tracked, or new and not ignored. */
-async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, trackedDirs: ReadonlySet<string>, ignored: (path: string, isDir: boolean) => boolean): Promise<Map<string, DiskFile>> {
-  const out = new Map<string, DiskFile>();
-  const walk = async (rel: string): Promise<void> => {
-    const names = (await readdir(join(root, rel))).sort();
-    for (const name of names) {
-      if (isGitDirName(name)) continue;
-      const path = rel === '' ? name : `${rel}/${name}`;
-      const abs = join(root, path);
-      const st = await lstat(abs);
-      if (st.isDirectory()) {
-        if (!trackedDirs.has(path) && ignored(path, true)) continue;
-        await walk(path);
-      } else if (st.isSymbolicLink() || st.isFile()) {
-        if (!tracked.has(path) && ignored(path, false)) continue;
-        const bytes = st.isSymbolicLink() ? new TextEncoder().encode(await readlink(abs)) : new Uint8Array(await readFile(abs));
-        const mode: FileMode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
-        out.set(path, { bytes, mode, oid: gitBlobOid(bytes) });
-      }
-    }
-  };
-  await walk('');
-  return out;
-}
-
 interface Execution {
   exitCode: number | null;
   signal: string | null;
@@ -237,35 +186,6 @@ async function removeDir(dir: string): Promise<void> {
   }
 }
 
-async function applyChanges(
-  ctx: ToolContext,
-  changes: RunCommandOutput['changes'],
-  disk: ReadonlyMap<string, DiskFile>,
-): Promise<Array<{ path: string; code: string; message: string }>> {
-  const skipped: Array<{ path: string; code: string; message: string }> = [];
-  // Deletions first: a file replaced by a directory (or the reverse) needs the old one gone.
-  for (const path of changes.deleted) {
-    try {
-      await checkPath(ctx.vfs, ctx.config, { field: 'apply_changes', path, role: 'delete' });
-      await ctx.vfs.deleteFile(path);
-    } catch (error) {
-      const e = toForgeError(error);
-      skipped.push({ path, code: e.code, message: e.message });
-    }
-  }
-  for (const path of [...changes.added, ...changes.modified].sort()) {
-    const file = disk.get(path)!;
-    try {
-      await checkPath(ctx.vfs, ctx.config, { field: 'apply_changes', path, role: 'write' });
-      await ctx.vfs.writeFile(path, file.bytes, { mode: file.mode });
-    } catch (error) {
-      const e = toForgeError(error);
-      skipped.push({ path, code: e.code, message: e.message });
-    }
-  }
-  return skipped;
-}
-
 function summaryMessage(out: Omit<RunCommandOutput, 'message'>, requested: boolean, tooMany: boolean, maxApply: number): string {
   const status = out.timed_out ? `The command timed out after ${(out.duration_ms / 1000).toFixed(1)} s and was killed.` : out.exit_code === null ? `The command was killed (${out.signal}).` : `Exit code ${out.exit_code}.`;
   const count = out.changes.added.length + out.changes.modified.length + out.changes.deleted.length;
@@ -314,31 +234,19 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
       });
       try {
         const work = join(root, 'work');
-        const view = visibleView(ctx.vfs, ctx.config);
-        await materialize(view, nodeFs as unknown as GitFs, work);
-        const entries = (await view.walk('')).filter((e) => e.type === 'file' || e.type === 'symlink');
-        const before = new Map(entries.map((e) => [e.path, { oid: e.oid, mode: e.mode }]));
-        const trackedDirs = new Set<string>();
-        for (const path of before.keys()) for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) trackedDirs.add(path.slice(0, i));
+        const snapshot = await materializeView(ctx.vfs, ctx.config, work);
 
         const run = await execute(input.command, work, (input.timeout_s ?? defaultTimeoutS) * 1000, options, maxOutput);
         if (run.cancelled) throw new ForgeError('AGENT_CANCELLED', 'run_command was cancelled: the command was killed and its changes were thrown away.');
 
-        const disk = await scanWorkDir(work, before, trackedDirs, await gitignoreRules(view, entries));
-        const changes: RunCommandOutput['changes'] = { added: [], modified: [], deleted: [] };
-        for (const [path, file] of disk) {
-          const old = before.get(path);
-          if (!old) changes.added.push(path);
-          else if (old.oid !== file.oid || old.mode !== file.mode) changes.modified.push(path);
-        }
-        for (const path of before.keys()) if (!disk.has(path)) changes.deleted.push(path);
+        const { changes, disk } = await detectChanges(work, snapshot);
         const count = changes.added.length + changes.modified.length + changes.deleted.length;
         const requested = input.apply_changes === true;
         const tooMany = count > maxApply;
         let skipped: RunCommandOutput['skipped'];
         let applied = false;
         if (requested && count > 0 && !run.timedOut && !tooMany) {
-          skipped = await applyChanges(ctx, changes, disk);
+          skipped = await applyChanges(ctx.vfs, ctx.config, changes, disk, 'apply_changes');
           applied = true;
         }
         const out: Omit<RunCommandOutput, 'message'> = {

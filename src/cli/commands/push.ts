@@ -9,7 +9,7 @@ import type { Repository } from '../../git';
 import { gitCredentialHelper } from '../../remote/node/git-credential';
 import { common } from '../common';
 import { emit, shortOid, warn, type CommonOptions } from '../io';
-import { openRepository } from '../open';
+import { openRepository, openStore } from '../open';
 
 export interface RemoteCliOptions extends CommonOptions {
   remote?: string;
@@ -75,8 +75,10 @@ export function registerPush(program: Command): void {
     .option('--remote <name|url>', 'a configured remote or an https URL (default origin)')
     .option('--force-with-lease', 'overwrite the remote session only if it still holds what was last fetched')
     .option('--allow-http', 'allow plain http to hosts other than loopback')
-    .action(async (sessions: string[], options: RemoteCliOptions & { all?: boolean; forceWithLease?: boolean }) => {
+    .option('--force', 'push even if a committed session state matches a secret rule')
+    .action(async (sessions: string[], options: RemoteCliOptions & { all?: boolean; forceWithLease?: boolean; force?: boolean }) => {
       const repo = await openRepository(options);
+      if (options.force !== true) await refuseSecrets(options, sessions, options.all === true);
       const result = await pushSessions(repo, {
         sessions,
         all: options.all ?? false,
@@ -89,6 +91,18 @@ export function registerPush(program: Command): void {
       emit(options, result, () => pushText(result));
       if (failure) throw failure;
     });
+}
+
+/** SECRETS_IN_SESSION when a session to push holds a committed state that matches a secret rule. */
+async function refuseSecrets(options: RemoteCliOptions, sessions: string[], all: boolean): Promise<void> {
+  const { unredactedSecrets, secretsError } = await import('../../session');
+  const store = await openStore(options);
+  const ids = all || sessions.length === 0 ? (await store.list()).map((s) => s.id) : sessions;
+  // A session that does not exist is pushSessions' to report (SESSION_NOT_FOUND).
+  const existing: string[] = [];
+  for (const id of ids) if ((await store.repo.refs.resolve(`refs/heads/forge/session/${id}`).catch(() => null)) !== null) existing.push(id);
+  const findings = await unredactedSecrets(store, existing);
+  if (findings.length > 0) throw secretsError(findings);
 }
 
 /**

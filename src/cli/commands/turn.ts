@@ -50,12 +50,14 @@ export function registerTurn(program: Command): void {
         session: session.id,
         commit: turn.commit,
         turn: turn.turn,
+        redactions: turn.redactions,
         results: results.map((r) => (r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } })),
       };
       emit(options, json, () =>
         [
           ...results.map((r) => (r.ok ? `${paint.green('ok')}    ${r.tool}` : `${paint.red('FAIL')}  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
           `turn ${turn.turn} committed ${paint.yellow(shortOid(turn.commit))} on ${session.branch} (${turn.changes.length} file(s) changed)`,
+          ...(turn.redactions.length > 0 ? [`redacted: ${turn.redactions.map((r) => `${r.rule} ×${r.count}`).join(', ')}`] : []),
         ].join('\n'),
         'report',
       );

@@ -13,6 +13,9 @@ export const AGENT_CODES = {
 
   // The turn loop.
   APPROVAL_REQUIRED: { kind: 'user', summary: 'Side-effecting tool calls need an approval policy and there is no terminal to ask on: give --approve.' },
+  MOUNT_UNAVAILABLE: { kind: 'unsupported', summary: 'forge mount is not available in this build; use --copy (a materialized working directory).' },
+  AGENT_CLI_NOT_FOUND: { kind: 'user', summary: 'The agent CLI (claude, codex) could not be started: not installed or not on PATH.' },
+  AGENT_TRANSCRIPT_NOT_FOUND: { kind: 'user', summary: "The agent's transcript (Claude Code's transcript_path, Codex's rollout file) could not be read." },
   AGENT_CANCELLED: { kind: 'user', summary: 'The run was cancelled; the pending turn is kept and running again continues it.' },
   AGENT_TURN_IN_PROGRESS: { kind: 'conflict', summary: 'The session has an unfinished turn; continue it or discard it first.' },
   AGENT_NO_TURN_IN_PROGRESS: { kind: 'user', summary: 'There is no unfinished turn to continue and no new user message was given.' },

@@ -30,5 +30,6 @@ export const CORE_CODES = {
   SESSION_EXISTS: { kind: 'conflict', summary: 'A session with that id already exists.' },
   SESSION_STATE_INVALID: { kind: 'corrupt', summary: 'A session state file does not match its schema (damaged, edited by hand, or written by a newer forge).' },
   COMMIT_NOT_IN_SESSION: { kind: 'user', summary: 'The commit does not belong to a session branch.' },
+  SECRETS_IN_SESSION: { kind: 'user', summary: 'A committed session state holds text that matches a secret rule (redaction was off, or the commit was made elsewhere); forge push refuses it unless --force.' },
   TOOL_NOT_FOUND: { kind: 'user', summary: 'No tool with that name.' },
 } as const;

@@ -1,0 +1,139 @@
+/**
+ * A real directory holding a view (base + pending), and what a program changed in it: the one
+ * change detection of run_command (its apply_changes) and of `forge agent --copy` (the agent's
+ * working directory). What the directory holds: the visible files only (no .forge/, no denied
+ * paths such as .env). New files ignored by the view's .gitignore files are not brought back
+ * (nor walked), so `npm install` does not import node_modules/.
+ */
+import { createHash } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { toForgeError } from '../../errors';
+import type { GitFs } from '../../git';
+import { checkPath, isGitDirName, isVisiblePath, type ToolsConfig } from '../../tools';
+import { gitignoreRules } from '../../tools/gitignore-rules';
+import { materialize, type FileMode, type Vfs, type VfsEntry, type WritableVfs } from '../../vfs';
+
+export interface DirChanges {
+  added: string[];
+  modified: string[];
+  deleted: string[];
+}
+
+/** What the directory held when it was written: to compare against later. */
+export interface DirSnapshot {
+  before: Map<string, { oid: string; mode: FileMode }>;
+  trackedDirs: Set<string>;
+  ignored: (path: string, isDir: boolean) => boolean;
+}
+
+/** Writes the visible part of `vfs` into the empty directory `dir`. */
+export async function materializeView(vfs: Vfs, config: ToolsConfig, dir: string): Promise<DirSnapshot> {
+  const view = visibleView(vfs, config);
+  await materialize(view, nodeFs as unknown as GitFs, dir);
+  return snapshotOf(view);
+}
+
+/** The snapshot of a view already in a directory (after its changes were applied). */
+export async function snapshotOf(view: Vfs): Promise<DirSnapshot> {
+  const entries = (await view.walk('')).filter((e) => e.type === 'file' || e.type === 'symlink');
+  const before = new Map(entries.map((e) => [e.path, { oid: e.oid, mode: e.mode as FileMode }]));
+  const trackedDirs = new Set<string>();
+  for (const path of before.keys()) for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) trackedDirs.add(path.slice(0, i));
+  return { before, trackedDirs, ignored: await gitignoreRules(view, entries) };
+}
+
+/** Files added, modified (content or mode) and deleted in `dir` since the snapshot. */
+export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
+  const { before } = snapshot;
+  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, snapshot.ignored);
+  const changes: DirChanges = { added: [], modified: [], deleted: [] };
+  for (const [path, file] of disk) {
+    const old = before.get(path);
+    if (!old) changes.added.push(path);
+    else if (old.oid !== file.oid || old.mode !== file.mode) changes.modified.push(path);
+  }
+  for (const path of before.keys()) if (!disk.has(path)) changes.deleted.push(path);
+  return { changes, disk };
+}
+
+function gitBlobOid(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+/** The view as the command may see it: .forge/, .git spellings and denied paths left out. */
+export function visibleView(view: Vfs, config: ToolsConfig): Vfs {
+  return {
+    readFile: (path) => view.readFile(path),
+    exists: (path) => view.exists(path),
+    stat: (path) => view.stat(path),
+    list: (dir) => view.list(dir),
+    walk: async (dir) => (await view.walk(dir)).filter((e) => isVisiblePath(e.path, config)),
+    readBlob: (oid) => view.readBlob(oid),
+  };
+}
+
+export interface DiskFile {
+  bytes: Uint8Array;
+  mode: FileMode;
+  oid: string;
+}
+
+/** Files and symlinks under root that are tracked, or new and not ignored. */
+async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, trackedDirs: ReadonlySet<string>, ignored: (path: string, isDir: boolean) => boolean): Promise<Map<string, DiskFile>> {
+  const out = new Map<string, DiskFile>();
+  const walk = async (rel: string): Promise<void> => {
+    const names = (await readdir(join(root, rel))).sort();
+    for (const name of names) {
+      if (isGitDirName(name)) continue;
+      const path = rel === '' ? name : `${rel}/${name}`;
+      const abs = join(root, path);
+      const st = await lstat(abs);
+      if (st.isDirectory()) {
+        if (!trackedDirs.has(path) && ignored(path, true)) continue;
+        await walk(path);
+      } else if (st.isSymbolicLink() || st.isFile()) {
+        if (!tracked.has(path) && ignored(path, false)) continue;
+        const bytes = st.isSymbolicLink() ? new TextEncoder().encode(await readlink(abs)) : new Uint8Array(await readFile(abs));
+        const mode: FileMode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
+        out.set(path, { bytes, mode, oid: gitBlobOid(bytes) });
+      }
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** Brings the changes into the view's pending layer; a path the sandbox refuses is skipped, with why. */
+export async function applyChanges(
+  vfs: WritableVfs,
+  config: ToolsConfig,
+  changes: DirChanges,
+  disk: ReadonlyMap<string, DiskFile>,
+  field: string,
+): Promise<Array<{ path: string; code: string; message: string }>> {
+  const skipped: Array<{ path: string; code: string; message: string }> = [];
+  // Deletions first: a file replaced by a directory (or the reverse) needs the old one gone.
+  for (const path of changes.deleted) {
+    try {
+      await checkPath(vfs, config, { field, path, role: 'delete' });
+      await vfs.deleteFile(path);
+    } catch (error) {
+      const e = toForgeError(error);
+      skipped.push({ path, code: e.code, message: e.message });
+    }
+  }
+  for (const path of [...changes.added, ...changes.modified].sort()) {
+    const file = disk.get(path)!;
+    try {
+      await checkPath(vfs, config, { field, path, role: 'write' });
+      await vfs.writeFile(path, file.bytes, { mode: file.mode });
+    } catch (error) {
+      const e = toForgeError(error);
+      skipped.push({ path, code: e.code, message: e.message });
+    }
+  }
+  return skipped;
+}
+

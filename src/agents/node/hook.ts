@@ -1,0 +1,154 @@
+/**
+ * The end of an agent turn (Claude Code's Stop hook, Codex's notify program, and once more when
+ * the agent exits): bring the working directory's changes into the pending layer, convert the
+ * turns of the agent's transcript not committed yet, and commit one Forge turn per agent turn.
+ * Which turns were committed is kept in <commondir>/forge/agents/<session>.json (their keys), so
+ * a hook that fired twice, or not at all, neither duplicates nor loses a turn.
+ */
+import { mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ForgeError } from '../../errors';
+import type { Session, TurnCommit } from '../../session';
+import type { ToolsConfig } from '../../tools';
+import { claudeCodeTurns } from '../claude-code';
+import { codexTurns } from '../codex';
+import { recordAgentTurn, turnsToCommit } from '../record-turn';
+import type { AgentName, ConvertedTurn } from '../transcript';
+import { copyWorkdir } from './workdir';
+
+const KEPT_KEYS = 2000;
+
+function cursorFile(session: Session): string {
+  return join(session.repo.commonDir, 'forge', 'agents', `${session.id}.json`);
+}
+
+interface Cursor {
+  committed: string[];
+  /** The transcript the last hook read: where the end-of-run catch-up looks. */
+  transcript?: string;
+}
+
+export async function readCursor(session: Session): Promise<Cursor> {
+  try {
+    const parsed = JSON.parse(await readFile(cursorFile(session), 'utf8')) as { committed?: unknown; transcript?: unknown };
+    return {
+      committed: Array.isArray(parsed.committed) ? parsed.committed.filter((k): k is string => typeof k === 'string') : [],
+      ...(typeof parsed.transcript === 'string' ? { transcript: parsed.transcript } : {}),
+    };
+  } catch {
+    return { committed: [] };
+  }
+}
+
+async function saveCursor(session: Session, cursor: Cursor): Promise<void> {
+  const file = cursorFile(session);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed: cursor.committed.slice(-KEPT_KEYS) }) + '\n');
+  await rename(`${file}.tmp`, file);
+}
+
+export async function readTranscript(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ForgeError('AGENT_TRANSCRIPT_NOT_FOUND', `Cannot read the agent's transcript ${path}: ${(error as Error).message}. The turn's file changes are kept pending.`, { data: { path } });
+  }
+}
+
+export function convertTranscript(agent: AgentName, text: string): ConvertedTurn[] {
+  return agent === 'claude-code' ? claudeCodeTurns(text) : codexTurns(text);
+}
+
+export interface HookResult {
+  commits: TurnCommit[];
+  skipped: Array<{ path: string; code: string; message: string }>;
+}
+
+/** Syncs the directory, then commits each new turn of the transcript (the files go with the first). */
+export async function commitAgentTurns(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
+  return withAgentLock(session, () => commitUnlocked(session, options));
+}
+
+/**
+ * One hook at a time per session, from reading the cursor to saving it: the session's lease is
+ * given up at each commit, and a second hook reading the cursor in between would commit the
+ * same turn again. A lock older than STALE_LOCK_MS was left by a killed hook.
+ */
+const STALE_LOCK_MS = 5 * 60_000;
+
+async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promise<T> {
+  const lock = `${cursorFile(session)}.lock`;
+  await mkdir(dirname(lock), { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch {
+      const age = await stat(lock).then((st) => Date.now() - st.mtimeMs, () => 0);
+      if (age > STALE_LOCK_MS) await rmdir(lock).catch(() => {});
+      else if (Date.now() - started > 60_000) throw new ForgeError('SESSION_BUSY', `Another forge agent hook of session ${session.id} has been running for over a minute (${lock}).`, { hint: `If no forge process is running, remove ${lock}.` });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rmdir(lock).catch(() => {});
+  }
+}
+
+async function commitUnlocked(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
+  const { skipped } = await copyWorkdir(options.dir, options.config).sync(session);
+  const turns = convertTranscript(options.agent, await readTranscript(options.transcript));
+  const cursor = { ...(await readCursor(session)), transcript: options.transcript };
+  const commits: TurnCommit[] = [];
+  const notes = skipped.map((s) => `Not brought back from the working directory: ${s.path} (${s.code})`);
+  for (const turn of turnsToCommit(turns, new Set(cursor.committed))) {
+    commits.push(await recordAgentTurn(session, turn, commits.length === 0 ? notes : []));
+    cursor.committed.push(turn.key);
+    await saveCursor(session, cursor);
+  }
+  if (commits.length === 0) await saveCursor(session, cursor);
+  // Changes with no new turn to carry them (the agent was interrupted) stay pending.
+  return { commits, skipped };
+}
+
+/** Codex's rollout file of a thread: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */
+export async function findCodexRollout(threadId: string | undefined, env: Readonly<Record<string, string | undefined>>, since = 0): Promise<string | null> {
+  const root = join(env['CODEX_HOME'] || join(homedir(), '.codex'), 'sessions');
+  let best: { path: string; mtime: number } | null = null;
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, name);
+      if (depth < 3) {
+        await walk(path, depth + 1);
+        continue;
+      }
+      if (!name.startsWith('rollout-') || !name.endsWith('.jsonl')) continue;
+      if (threadId !== undefined && !name.endsWith(`${threadId}.jsonl`)) continue;
+      const mtime = (await stat(path)).mtimeMs;
+      if (mtime >= since && (best === null || mtime > best.mtime)) best = { path, mtime };
+    }
+  };
+  await walk(root, 0);
+  return (best as { path: string } | null)?.path ?? null;
+}
+
+/**
+ * Runs `work` again while another process holds the session: Codex runs its notify program
+ * without waiting for it, so the hook of the last turn and the end-of-run catch-up may overlap.
+ * Each waits for the other (a bounded wait: a live holder that never lets go is reported).
+ */
+export async function whenSessionFree<T>(work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ForgeError && error.code === 'SESSION_BUSY') || Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * forge agent claude|codex [--session ID | --base REF] [--copy|--mount] [-- <agent arguments>]
+ * forge agent hook claude-stop|codex-notify --session ID --dir DIR
+ *
+ * Runs the agent CLI the user already has in a working directory that is the session's live
+ * view, with hooks configured for this run only (a settings file on Claude Code's command line,
+ * `-c notify=…` for Codex; the user's own configuration is never written). At the end of each
+ * agent turn the hook commits one Forge turn: the files changed plus the turn's transcript,
+ * converted and redacted. When the agent exits, turns a hook missed are committed too.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { AgentName } from '../../agents';
+import { ForgeError } from '../../errors';
+import type { Session, TurnCommit } from '../../session';
+import { parseToolsConfig, type ToolsConfig } from '../../tools';
+import { common } from '../common';
+import { emit, shortOid, type CommonOptions } from '../io';
+import { openStore, repoDir } from '../open';
+import { loadSettings } from '../settings';
+
+interface AgentOptions extends CommonOptions {
+  session?: string;
+  base?: string;
+  copy?: boolean;
+  mount?: boolean;
+  dir?: string;
+}
+
+const AGENTS: Record<string, { name: AgentName; bin: string; env: string }> = {
+  claude: { name: 'claude-code', bin: 'claude', env: 'FORGE_CLAUDE_BIN' },
+  codex: { name: 'codex', bin: 'codex', env: 'FORGE_CODEX_BIN' },
+};
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** This forge, as a command line the hooks can run. */
+function forgeCommand(): string[] {
+  return [process.execPath, process.argv[1]!];
+}
+
+function toolsConfig(workdir: string | null): ToolsConfig {
+  const { denied_paths } = loadSettings(workdir, {});
+  return parseToolsConfig(denied_paths !== undefined ? { denied_paths } : {});
+}
+
+function turnLines(commits: readonly TurnCommit[], session: Session): string[] {
+  return commits.map((c) => `turn ${c.turn} committed ${shortOid(c.commit)} on ${session.branch} (${c.changes.length} file(s) changed)${c.redactions.length > 0 ? `; redacted ${c.redactions.map((r) => `${r.rule} ×${r.count}`).join(', ')}` : ''}`);
+}
+
+async function runAgent(which: string, agentArgs: string[], options: AgentOptions): Promise<void> {
+  const agent = AGENTS[which];
+  if (!agent) throw new ForgeError('INVALID_ARGUMENT', `Unknown agent "${which}": forge agent runs claude or codex.`);
+  if (options.session !== undefined && options.base !== undefined) throw new ForgeError('INVALID_ARGUMENT', '--session continues a session and --base starts one: give one of them.');
+  if (options.copy && options.mount) throw new ForgeError('INVALID_ARGUMENT', '--copy and --mount exclude each other.');
+  const { openWorkdir, copyWorkdir } = await import('../../agents/node/workdir');
+  const { commitAgentTurns, findCodexRollout, readCursor, whenSessionFree } = await import('../../agents/node/hook');
+  const store = await openStore(options);
+  const config = toolsConfig(store.repo.workdir);
+  let session = options.session !== undefined ? await store.open(options.session) : await store.create({ ...(options.base !== undefined ? { base: options.base } : {}), model: { provider: agent.name } });
+  // No mount adapter in this build: copy unless --mount was asked for (which then says why not).
+  const workdir = await openWorkdir(session, { mode: options.mount ? 'mount' : 'copy', config, ...(options.dir !== undefined ? { dir: options.dir } : {}) });
+  // Changes a previous run left in the directory are pending now; the hooks run in other processes.
+  await session.close();
+  const hook = [...forgeCommand(), 'agent', 'hook', which === 'claude' ? 'claude-stop' : 'codex-notify', '--repo', repoDir(options), '--session', session.id, '--dir', workdir.dir];
+  const scratch = await mkdtemp(join(tmpdir(), 'forge-agent-run-'));
+  const started = Date.now();
+  try {
+    let args: string[];
+    if (which === 'claude') {
+      const settingsFile = join(scratch, 'settings.json');
+      await writeFile(settingsFile, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: hook.map(shellQuote).join(' ') }] }] } }, null, 2));
+      args = ['--settings', settingsFile, ...agentArgs];
+    } else {
+      args = ['-c', `notify=${JSON.stringify(hook)}`, ...agentArgs];
+    }
+    process.stderr.write(`forge: session ${session.id} (${session.branch}); ${agent.bin} works in ${workdir.dir} (${workdir.mode})\n`);
+    const code = await launch(process.env[agent.env] || agent.bin, args, workdir.dir);
+    // Catch up: turns whose hook did not run (or failed), and changes made after the last one.
+    const { caught, pending } = await whenSessionFree(async () => {
+      session = await store.open(session.id);
+      try {
+        const cursor = await readCursor(session);
+        // Codex writes a rollout per exec (a new thread): this run's is the newest since it started.
+        const transcript = which === 'claude' ? cursor.transcript : ((await findCodexRollout(undefined, process.env, started)) ?? cursor.transcript);
+        const caught = transcript !== undefined ? (await commitAgentTurns(session, { agent: agent.name, transcript, dir: workdir.dir, config })).commits : [];
+        if (transcript === undefined) await copyWorkdir(workdir.dir, config).sync(session);
+        return { caught, pending: await session.vfs.diff() };
+      } finally {
+        await session.close();
+      }
+    });
+    const turns = await store.log(session.id);
+    emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code, turns: turns.length - 1, caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
+      [
+        ...turnLines(caught, session),
+        `${agent.bin} exited ${code}; session ${session.id} has ${turns.length - 1} turn(s) on ${session.branch}${pending.length > 0 ? `; ${pending.length} change(s) pending (no turn ended after them)` : ''}.`,
+        `Review: forge log ${session.id} · forge inspect · undo: forge undo --session ${session.id} · continue: forge agent ${which} --session ${session.id}`,
+      ].join('\n'),
+      'report',
+    );
+    await workdir.close();
+    if (code !== 0) process.exitCode = code ?? 1;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function launch(bin: string, args: string[], cwd: string): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd, stdio: 'inherit', env: process.env });
+    child.on('error', (error) =>
+      reject(new ForgeError('AGENT_CLI_NOT_FOUND', `Cannot start ${bin}: ${error.message}.`, { hint: `Install it (npm install -g @anthropic-ai/claude-code or @openai/codex), or point FORGE_CLAUDE_BIN / FORGE_CODEX_BIN at it.` })),
+    );
+    child.on('close', (code) => resolve(code));
+  });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function runHook(kind: string, payloadArg: string | undefined, options: CommonOptions & { session: string; dir: string }): Promise<void> {
+  const { commitAgentTurns, findCodexRollout, whenSessionFree } = await import('../../agents/node/hook');
+  let agent: AgentName;
+  let transcript: string | null;
+  if (kind === 'claude-stop') {
+    agent = 'claude-code';
+    const payload = JSON.parse((await readStdin()) || '{}') as { transcript_path?: string };
+    transcript = payload.transcript_path ?? null;
+  } else if (kind === 'codex-notify') {
+    agent = 'codex';
+    const payload = JSON.parse(payloadArg ?? '{}') as { type?: string; 'thread-id'?: string };
+    if (payload.type !== undefined && payload.type !== 'agent-turn-complete') return;
+    transcript = await findCodexRollout(payload['thread-id'], process.env);
+  } else {
+    throw new ForgeError('INVALID_ARGUMENT', `Unknown hook "${kind}": claude-stop or codex-notify.`);
+  }
+  if (transcript === null) throw new ForgeError('AGENT_TRANSCRIPT_NOT_FOUND', `The ${kind} hook got no transcript to read; the working directory's changes stay there until the next turn.`);
+  const store = await openStore(options);
+  const session = await store.open(options.session);
+  const result = await commitAgentTurns(session, { agent, transcript, dir: options.dir, config: toolsConfig(store.repo.workdir) });
+  // Claude Code shows a Stop hook's stderr only on failure; stdout would be read as hook output.
+  await session.close();
+  for (const line of turnLines(result.commits, session)) process.stderr.write(`forge: ${line}\n`);
+}
+
+export function registerAgent(program: Command): void {
+  const agent = program.command('agent').description('run Claude Code or Codex CLI in a forge session: one commit per agent turn, code and conversation');
+  common(agent.command('claude').argument('[args...]', 'arguments for claude, after --'))
+    .description('run Claude Code (claude) with the session as its working directory')
+    .option('--session <id>', 'continue this session')
+    .option('--base <ref>', 'start a new session here (default HEAD)')
+    .option('--copy', 'materialize the session into a directory (no FUSE needed); each turn brings its changes back')
+    .option('--mount', 'mount the session (forge mount)')
+    .option('--dir <path>', 'the working directory (default: one per session under the temp directory)')
+    .action((args: string[], options: AgentOptions) => runAgent('claude', args, options));
+  common(agent.command('codex').argument('[args...]', 'arguments for codex, after --'))
+    .description('run Codex CLI (codex) with the session as its working directory')
+    .option('--session <id>', 'continue this session')
+    .option('--base <ref>', 'start a new session here (default HEAD)')
+    .option('--copy', 'materialize the session into a directory (no FUSE needed); each turn brings its changes back')
+    .option('--mount', 'mount the session (forge mount)')
+    .option('--dir <path>', 'the working directory (default: one per session under the temp directory)')
+    .action((args: string[], options: AgentOptions) => runAgent('codex', args, options));
+  common(agent.command('hook').argument('<kind>', 'claude-stop | codex-notify').argument('[payload]', "Codex's notification (JSON)"))
+    .description('(run by the agent) commit the turn that just ended')
+    .requiredOption('--session <id>', 'the session')
+    .requiredOption('--dir <path>', 'the working directory')
+    .action((kind: string, payload: string | undefined, options: CommonOptions & { session: string; dir: string }) => runHook(kind, payload, options));
+}

@@ -44,8 +44,20 @@ describeMount('forge mount killed with SIGKILL', () => {
     const closed = new Map<string, string>();
     for (const [round, killAfterMs] of [[1, 300], [2, 700], [3, 150]] as const) {
       const mount = await startMount(repo.dir, created.id, dir);
-      // Each file is logged only after the shell's close of it returned.
-      const writer = run('bash', ['-c', `for i in $(seq 1 100000); do echo "round ${round} file $i" > "$1/r${round}-$i.txt" || exit 0; echo "r${round}-$i.txt round ${round} file $i" >> "$2"; done`, 'sh', dir, log]).catch(() => undefined);
+      // Each file is logged only after its close() returned without an error. (A shell's `echo >
+      // f` is no writer for this: bash ignores the error of the close that ends a redirection, so
+      // a file whose last flush failed because the mount was killed would be logged too.)
+      const writeLoop = [
+        "const fs = require('node:fs');",
+        'const [dir, log, round] = process.argv.slice(1);',
+        'for (let i = 1; i <= 100000; i++) {',
+        '  const name = `r${round}-${i}.txt`;',
+        '  const content = `round ${round} file ${i}`;',
+        '  try { fs.writeFileSync(`${dir}/${name}`, content + "\\n"); } catch { process.exit(0); }',
+        '  fs.appendFileSync(log, `${name} ${content}\\n`);',
+        '}',
+      ].join('\n');
+      const writer = run(process.execPath, ['-e', writeLoop, dir, log, String(round)]).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, killAfterMs));
       mount.kill('SIGKILL');
       await exited(mount);

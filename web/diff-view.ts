@@ -16,12 +16,15 @@ import { html as diffHtml } from 'diff2html';
 import type { ShownPatch } from '../src/inspect/patches';
 import { h } from './dom';
 import { languageOf, NearScreenColourer } from './highlight';
-import { patchChunks } from './patch-chunks';
+import { diffPieces, type LinesPiece } from './diff-pieces';
 
 export type DiffLayout = 'line-by-line' | 'side-by-side';
 
 /** Lines per piece: diff2html and the HTML parser take ~0.15 ms a line, so a piece is one short task. */
 const CHUNK_LINES = 100;
+/** A run of more lines of one kind than this is folded but for its first and last FOLD_KEEP lines. */
+const FOLD_RUN = 400;
+const FOLD_KEEP = 100;
 /** Main-thread time per frame for drawing pieces, and for colouring lines. */
 const FRAME_BUDGET_MS = 10;
 const COLOUR_BUDGET_MS = 6;
@@ -86,12 +89,26 @@ export function renderDiff(files: readonly ShownPatch[], layout: DiffLayout): HT
       continue;
     }
     const language = languageOf(file.path);
-    for (const piece of patchChunks(file.patch, CHUNK_LINES)) {
+    const drawPiece = (piece: LinesPiece, before: Element | null) => {
+      const body = h('div.file-body', { dataset: { language } });
+      body.innerHTML = diffHtml(gitPatch(file, piece.patch), { outputFormat: layout, drawFileList: false, matching: 'none', diffStyle: 'word' });
+      // A piece that continues a hunk: its @@ line is ours, not the diff's (each table of a side-by-side view has one).
+      if (piece.continues) for (const table of body.querySelectorAll('tbody')) table.querySelector('tr')?.remove();
+      section.insertBefore(body, before);
+      colourer.observe(body);
+    };
+    for (const piece of diffPieces(file.patch, { maxLines: CHUNK_LINES, foldRun: FOLD_RUN, keep: FOLD_KEEP })) {
+      if (piece.kind === 'lines') {
+        draws.push(() => drawPiece(piece, null));
+        continue;
+      }
       draws.push(() => {
-        const body = h('div.file-body', { dataset: { language } });
-        body.innerHTML = diffHtml(gitPatch(file, piece), { outputFormat: layout, drawFileList: false, matching: 'none', diffStyle: 'word' });
-        section.append(body);
-        colourer.observe(body);
+        const unfold = h('button.unfold', { type: 'button', dataset: { lines: String(piece.lines) } }, `⋯ ${piece.lines.toLocaleString('en-US')} lines folded: show them`);
+        unfold.addEventListener('click', () => {
+          for (const p of piece.pieces) drawPiece(p, unfold);
+          unfold.remove();
+        });
+        section.append(unfold);
       });
     }
   }

@@ -6,7 +6,9 @@
 import { diffTrees, type Repository } from '../git';
 import { SESSION_DIR, SessionStore, type Message, type ToolCallRecord } from '../session';
 import { CommitVfs } from '../vfs';
+import { interleave, type ConversationItem } from './conversation';
 import { shownPatches, type ShownPatch } from './patches';
+import { modelName, personOf, type Person } from './signature';
 
 export interface TurnView {
   session: string;
@@ -16,17 +18,31 @@ export interface TurnView {
   messages: Message[];
   /** The tool calls of this turn. */
   toolCalls: ToolCallRecord[];
+  /** This turn's messages and calls in conversation order. */
+  conversation: ConversationItem[];
+  author: Person;
+  model: string | null;
+  summary: string;
   files: ShownPatch[];
 }
 
 export async function turnView(repo: Repository, revision: string): Promise<TurnView> {
   const at = await new SessionStore(repo).at(revision);
+  const commit = await repo.readCommit(at.commit);
+  const toolCalls = at.state.toolCalls.filter((c) => c.turn === at.state.turn);
   return {
     session: at.id,
     commit: at.commit,
     turn: at.state.turn,
     messages: at.state.messages,
-    toolCalls: at.state.toolCalls.filter((c) => c.turn === at.state.turn),
+    toolCalls,
+    conversation: interleave(
+      at.state.messages.filter((m) => m.turn === at.state.turn),
+      toolCalls,
+    ),
+    author: personOf(commit.author),
+    model: modelName(at.state.model),
+    summary: commit.message.split('\n')[0] ?? '',
     files: await shownPatches(repo, at.changes),
   };
 }

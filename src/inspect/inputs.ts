@@ -16,6 +16,10 @@ export const SessionIdSchema = z.string().min(1).max(200);
 export const FileQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
 export const CompareQuerySchema = z.strictObject({ from: RevisionSchema, to: RevisionSchema });
 export const MergePreviewQuerySchema = z.strictObject({ into: BranchSchema.optional() });
+export const SessionDiffQuerySchema = MergePreviewQuerySchema;
+export const SearchQuerySchema = z
+  .strictObject({ grep: z.string().max(1000).optional(), author: z.string().max(1000).optional(), since: z.string().max(100).optional(), ignoreCase: z.enum(['0', '1']).optional() })
+  .refine((q) => Boolean(q.grep || q.author || q.since), 'give grep, author or since');
 
 /** A full commit oid, as the page shows heads. */
 export const OidSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character commit oid');

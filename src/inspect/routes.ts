@@ -8,7 +8,8 @@ import { ForgeError, toForgeError, type ErrorKind } from '../errors';
 import { SESSION_REF_PREFIX, validateSessionId } from '../session';
 import { discard, merge, mergePreview, rebase, resume, undoLastEdit, type ActionContext } from './actions';
 import { compareView, fileView, treeView, turnView } from './history';
-import { CompareQuerySchema, DiscardBodySchema, FileQuerySchema, MergeBodySchema, MergePreviewQuerySchema, parseInput, RebaseBodySchema, ResumeBodySchema, RevisionSchema, UndoBodySchema } from './inputs';
+import { CompareQuerySchema, DiscardBodySchema, FileQuerySchema, MergeBodySchema, MergePreviewQuerySchema, parseInput, RebaseBodySchema, ResumeBodySchema, RevisionSchema, SearchQuerySchema, SessionDiffQuerySchema, UndoBodySchema } from './inputs';
+import { blameView, searchView, sessionDiff } from './review';
 import { sessionRows } from './session-rows';
 import { sessionTimeline, timelineLines } from './timeline';
 
@@ -46,6 +47,19 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/sessions\/([^/]+)\/merge-preview$/,
     run: (ctx, [id], r) => mergePreview(ctx, session(id!), parseInput(MergePreviewQuerySchema, r.query, 'query').into),
+  },
+  // The session's changes against its merge target (`into`, default the session's target).
+  { method: 'GET', pattern: /^\/sessions\/([^/]+)\/diff$/, run: (ctx, [id], r) => sessionDiff(ctx.repo, session(id!), parseInput(SessionDiffQuerySchema, r.query, 'query').into) },
+  { method: 'GET', pattern: /^\/commits\/([^/]+)\/blame$/, run: (ctx, [rev], r) => blameView(ctx.repo, revision(rev!), parseInput(FileQuerySchema, r.query, 'query').path) },
+  // `forge log --grep/--author/--since` across every session, a line per matching turn.
+  {
+    method: 'GET',
+    pattern: /^\/search$/,
+    ndjson: true,
+    run: async (ctx, _, r) => {
+      const q = parseInput(SearchQuerySchema, r.query, 'query');
+      return searchView(ctx.repo, { ...(q.grep ? { grep: q.grep } : {}), ...(q.author ? { author: q.author } : {}), ...(q.since ? { since: q.since } : {}), ignoreCase: q.ignoreCase === '1' });
+    },
   },
   { method: 'GET', pattern: /^\/commits\/([^/]+)\/turn$/, run: (ctx, [rev]) => turnView(ctx.repo, revision(rev!)) },
   { method: 'GET', pattern: /^\/commits\/([^/]+)\/tree$/, run: (ctx, [rev]) => treeView(ctx.repo, revision(rev!)) },

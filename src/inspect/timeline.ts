@@ -4,8 +4,11 @@
  * tool calls (from the turn's own commit: a state file holds its turn's calls only), the files
  * the commit changed with +/- counts, and where undo and resume apply.
  */
+import { mergeBases, repositoryGraph } from '../branches';
 import { diffTrees, type Repository } from '../git';
 import { repositoryCache } from './cache';
+import { interleave, type ConversationItem } from './conversation';
+import { modelName, personOf, type Person } from './signature';
 import { defaultTarget } from './merge-target';
 import { shownPatches } from './patches';
 import { parseTrailers, readStateAt, SessionStore, sessionStatePath, subjectOf, type Message, type SessionState, type ToolCallRecord } from '../session';
@@ -22,9 +25,15 @@ export interface TimelineTurn {
   turn: number;
   commit: string;
   time: string;
+  /** The turn commit's author, with the time and zone they recorded. */
+  author: Person;
+  /** The model of the session as this turn's state names it (provider/model), or null. */
+  model: string | null;
   summary: string;
   messages: Message[];
   toolCalls: ToolCallRecord[];
+  /** The messages and calls in the order of the conversation (`conversation.ts`). */
+  conversation: ConversationItem[];
   files: TimelineFile[];
 }
 
@@ -41,6 +50,10 @@ export interface Timeline {
   pending: string[];
   /** The default merge and rebase target (`merge-target.ts`): the base branch, else HEAD's; null when neither is a branch. */
   target: string | null;
+  /** The session's head is already in the target: the target and its head. */
+  merged: { into: string; targetHead: string } | null;
+  /** The model the head's state names (provider/model), or null. */
+  model: string | null;
   turns: TimelineTurn[];
 }
 
@@ -58,6 +71,7 @@ interface CommitMeta {
   tree: string;
   turn: number;
   time: string;
+  author: Person;
   summary: string;
 }
 
@@ -76,6 +90,7 @@ async function commitMeta(repo: Repository, oid: string): Promise<CommitMeta> {
     tree: commit.tree,
     turn: Number(trailers['Forge-Turn'] ?? 0),
     time: new Date(commit.committer.timestamp * 1000).toISOString(),
+    author: personOf(commit.author),
     summary: subjectOf(commit.message),
   };
   cache.set(oid, out);
@@ -95,17 +110,26 @@ async function commitFiles(repo: Repository, id: string, oid: string, meta: Comm
   return files;
 }
 
-/** The tool calls of a turn, from the state file of the commit that made it (kept by commit). */
-async function commitToolCalls(repo: Repository, id: string, oid: string, turn: number): Promise<ToolCallRecord[]> {
-  const cache = repositoryCache<ToolCallRecord[]>(repo, 'timeline-calls', CACHED_COMMITS);
+/** The tool calls of a turn and the model its state names, from the state file of the commit that made it (kept by commit). */
+async function commitToolCalls(repo: Repository, id: string, oid: string, turn: number): Promise<{ calls: ToolCallRecord[]; model: string | null }> {
+  const cache = repositoryCache<{ calls: ToolCallRecord[]; model: string | null }>(repo, 'timeline-calls', CACHED_COMMITS);
   const key = `${id}\0${oid}`;
   const known = cache.get(key);
   if (known) return known;
   // A commit without a readable state file of this session (made with git on the branch) made no calls.
   const state = await readStateAt(repo, oid, id).catch(() => null);
-  const calls = state?.toolCalls.filter((c) => c.turn === turn) ?? [];
-  cache.set(key, calls);
-  return calls;
+  const out = { calls: state?.toolCalls.filter((c) => c.turn === turn) ?? [], model: modelName(state?.model) };
+  cache.set(key, out);
+  return out;
+}
+
+/** Whether the session's head is already in `target` (a merge base of the two is the head itself). */
+export async function mergedInto(repo: Repository, head: string, target: string | undefined): Promise<{ into: string; targetHead: string } | null> {
+  if (target === undefined) return null;
+  const targetHead = await repo.refs.resolve(`refs/heads/${target}`);
+  if (targetHead === null) return null;
+  const bases = await mergeBases(repositoryGraph(repo), head, targetHead);
+  return bases.includes(head) ? { into: target, targetHead } : null;
 }
 
 /**
@@ -154,19 +178,30 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
     undo: state.undo ? { tool: state.undo.tool, turn: state.undo.turn, summary: state.undo.summary } : null,
     pending,
     commits: commits.map((c) => ({ turn: c.meta.turn, commit: c.oid })),
-    target: (await defaultTarget(repo, state.base)) ?? null,
+    target: null,
+    merged: null,
+    model: modelName(state.model),
   };
+  const target = await defaultTarget(repo, state.base);
+  header.target = target ?? null;
+  header.merged = await mergedInto(repo, head, target);
   if (state.parent) header.parent = state.parent;
   async function* turns(): AsyncGenerator<TimelineTurn> {
     for (const [i, { oid: commit, meta }] of commits.entries()) {
       const own = lastOfTurn.get(meta.turn) === i;
+      const { calls, model } = await commitToolCalls(repo, id, commit, meta.turn);
+      const turnMessages = own ? (messages.get(meta.turn) ?? []) : [];
+      const toolCalls = own ? calls : [];
       yield {
         turn: meta.turn,
         commit,
         time: meta.time,
+        author: meta.author,
+        model,
         summary: meta.summary,
-        messages: own ? (messages.get(meta.turn) ?? []) : [],
-        toolCalls: own ? await commitToolCalls(repo, id, commit, meta.turn) : [],
+        messages: turnMessages,
+        toolCalls,
+        conversation: interleave(turnMessages, toolCalls),
         files: await commitFiles(repo, id, commit, meta),
       };
     }

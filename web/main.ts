@@ -5,6 +5,8 @@
  */
 import { sessionsMoved } from './confirm';
 import { clear, h } from './dom';
+import { blameView } from './views/blame';
+import { searchView } from './views/search';
 import { sessionsView } from './views/sessions';
 import { timelineView } from './views/timeline';
 import { compareView, treeView } from './views/tree';
@@ -25,14 +27,22 @@ function route(): void {
   const [view, a, ...rest] = parts;
   if (view === 's' && a) {
     crumbs.append(' / ', a);
-    const t = timelineView(app, a);
+    // #/s/<id>/turn/<n>: the timeline opened at that turn.
+    const t = timelineView(app, a, rest[0] === 'turn' && rest[1] !== undefined ? Number(rest[1]) : undefined);
     stop = t.stop;
     refreshOnChange = (changed) => {
       if (changed.some((c) => c.id === a)) t.refresh();
     };
   } else if (view === 'c' && a) {
     crumbs.append(' / turn ', a.slice(0, 10));
-    stop = turnView(app, a);
+    // #/c/<commit>/call/<i>: the turn with the call that wrote a line picked out.
+    stop = turnView(app, a, rest[0] === 'call' && rest[1] !== undefined ? Number(rest[1]) : undefined);
+  } else if (view === 'blame' && a && rest.length) {
+    crumbs.append(' / blame ', rest.join('/'), ' at ', a.slice(0, 10));
+    stop = blameView(app, a, rest.join('/'));
+  } else if (view === 'search') {
+    crumbs.append(' / search');
+    stop = searchView(app, a ?? '');
   } else if (view === 'tree' && a) {
     crumbs.append(' / files at ', a.slice(0, 10));
     stop = treeView(app, a, rest.length ? rest.join('/') : undefined);
@@ -56,6 +66,13 @@ function connectLive(): void {
     refreshOnChange?.(changed);
   });
 }
+
+// The search box in the page's header: its text becomes the search view's address.
+document.getElementById('search')?.addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = (document.getElementById('search-text') as HTMLInputElement).value.trim();
+  if (text) location.hash = `#/search/${encodeURIComponent(text)}`;
+});
 
 window.addEventListener('hashchange', route);
 route();

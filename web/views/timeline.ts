@@ -12,11 +12,16 @@
  */
 import type { MergeResult, RebaseResult } from '../../src/branches';
 import type { UndoResult } from '../../src/inspect/actions';
+import type { ConversationItem } from '../../src/inspect/conversation';
+import type { SessionDiff } from '../../src/inspect/review';
 import type { TimelineHeader, TimelineTurn } from '../../src/inspect/timeline';
 import type { ToolCallRecord } from '../../src/session';
 import { get, post, stream } from '../api';
 import { confirmAction } from '../confirm';
-import { afterPaint, clear, h, html, short, when, type Child, type Html } from '../dom';
+import { afterPaint, clear, h, html, short, type Child, type Html } from '../dom';
+import { loadCodeView } from '../lazy';
+import { fingerprint, loadMarks, saveMarks, type Marks } from '../review-marks';
+import { inZone, viewerTime } from '../time';
 import { conflictReport } from './conflicts';
 
 const enc = encodeURIComponent;
@@ -24,27 +29,48 @@ const enc = encodeURIComponent;
 /** The branches a session can merge into, with the head of each as this page saw it. */
 type Branches = { branches: string[]; heads: Record<string, string> };
 
-function json(value: unknown, max = 4000): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? '';
+/**
+ * A call's arguments or result as a person reads them: an object's fields one by one, a string
+ * field as its text (a file's content with its lines, not a JSON string full of \n), anything
+ * else as indented JSON.
+ */
+export function readable(value: unknown, max = 8000): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    text = Object.entries(value as Record<string, unknown>)
+      .map(([key, v]) => (typeof v === 'string' ? (v.includes('\n') ? `${key}:\n${v.replace(/^/gm, '  ')}` : `${key}: ${v}`) : `${key}: ${JSON.stringify(v, null, 2)?.replace(/\n/g, '\n  ') ?? ''}`))
+      .join('\n');
+  } else text = JSON.stringify(value, null, 2) ?? '';
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
 
 /** A tool call; its arguments and result are filled in when their fold opens (`fillFold`). */
-function toolCallHtml(c: ToolCallRecord, index: number): Html {
+function toolCallHtml(c: ToolCallRecord, index: number, item: Extract<ConversationItem, { kind: 'call' }> | undefined): Html {
   const fold = (part: 'args' | 'result', label: string) => html`<details data-call="${index}" data-part="${part}"><summary>${label}</summary><pre class="${part}"></pre></details>`;
-  return html`<div class="tool-call ${c.ok ? 'ok' : 'failed'}" data-tool="${c.tool}"><div class="tool-head"><span class="tool-name">${c.tool}</span>${c.ok ? html`<span class="badge ok">ok</span>` : html`<span class="badge error">error ${c.error?.code ?? ''}</span>`}</div>${fold('args', 'arguments')}${c.ok ? fold('result', 'result') : html`<pre class="error-message">${c.error?.message ?? ''}</pre>`}</div>`;
+  const s = item?.summary;
+  return html`<div class="tool-call ${c.ok ? 'ok' : 'failed'}" data-tool="${c.tool}" data-index="${index}"><div class="tool-head"><span class="tool-name">${c.tool}</span>${s?.path ? html` <span class="path">${s.path}</span>` : ''}${s?.change ? html` <span class="change">${s.change}</span>` : ''}${c.ok ? html`<span class="badge ok">ok</span>` : html`<span class="badge error">error ${c.error?.code ?? ''}</span>`}</div>${fold('args', 'arguments')}${c.ok ? fold('result', 'result') : html`<pre class="error-message">${c.error?.message ?? ''}</pre>`}</div>`;
 }
 
-function turnHtml(t: TimelineTurn, timeline: TimelineHeader, first: boolean): string {
-  const user = t.messages.filter((m) => m.role === 'user');
-  const assistant = t.messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '');
+function messageHtml(role: string, text: string): Html {
+  return html`<div class="msg ${role}"><span class="role">${role}</span><div class="text">${text}</div></div>`;
+}
+
+/** The turn's conversation in order: text and calls interleaved as they happened. */
+function conversationHtml(t: TimelineTurn): Html {
+  return html`<div class="conversation-items">${t.conversation.map((item) => (item.kind === 'message' ? messageHtml(item.role, item.text) : toolCallHtml(t.toolCalls[item.index]!, item.index, item)))}</div>`;
+}
+
+function turnHtml(t: TimelineTurn, timeline: TimelineHeader, first: boolean, marks: Marks, seenAtOpen: string[] | null): string {
   const isUndoPoint = timeline.undo !== null && timeline.undo.turn === t.turn;
   const label = t.turn === 0 || first ? (timeline.parent && first ? `resumed at turn ${t.turn}` : 'start') : `turn ${t.turn}`;
-  return html`<article class="turn" data-turn="${t.turn}" data-commit="${t.commit}"><header class="turn-head"><span class="turn-no">${label}</span><span class="time">${when(t.time)}</span><a class="commit" href="#/c/${t.commit}" title="the conversation and the diff of this turn">${short(t.commit)}</a><span class="summary">${t.summary}</span><a class="button" href="#/tree/${t.commit}">files at this commit</a><button class="resume" type="button">resume from here</button>${
+  const isNew = seenAtOpen !== null && !seenAtOpen.includes(t.commit);
+  const viewed = marks.turns.includes(t.commit);
+  return html`<article class="turn${isNew ? ' new' : ''}${viewed ? ' viewed' : ''}" data-turn="${t.turn}" data-commit="${t.commit}"><header class="turn-head"><span class="turn-no">${label}</span><span class="author" title="${t.author.email}">${t.author.name}</span>${t.model ? html`<span class="model" title="model">${t.model}</span>` : ''}<time class="time" datetime="${t.time}" title="${viewerTime(t.time)}">${inZone(t.author.time, t.author.zone)}</time><a class="commit" href="#/c/${t.commit}" title="the conversation and the diff of this turn">${short(t.commit)}</a><span class="summary">${t.summary}</span>${
+    isNew ? html`<span class="badge new" title="this turn was not on the page the last time you opened this session">new since you last looked</span>` : ''
+  }<label class="viewed-mark"><input type="checkbox" class="turn-viewed"${viewed ? html` checked` : ''}> viewed</label><a class="button" href="#/tree/${t.commit}">files at this commit</a><button class="resume" type="button">resume from here</button>${
     isUndoPoint ? html`<span class="badge undo-point" title="forge undo would revert this edit">undo point: ${timeline.undo!.summary}</span>` : ''
-  }</header>${user.map((m) => html`<div class="msg user"><span class="role">user</span><div class="text">${m.content}</div></div>`)}${assistant.map(
-    (m) => html`<div class="msg assistant"><span class="role">assistant</span><div class="text">${m.content}</div></div>`,
-  )}${t.toolCalls.length ? html`<div class="tool-calls">${t.toolCalls.map(toolCallHtml)}</div>` : ''}${
+  }</header>${conversationHtml(t)}${
     t.files.length
       ? html`<ul class="files">${t.files.map(
           (f) => html`<li><span class="path">${f.path}</span> ${f.binary ? html`<span class="badge binary">binary</span>` : html`<span class="counts"><span class="plus">+${f.added}</span> <span class="minus">-${f.removed}</span></span>`}</li>`,
@@ -87,6 +113,11 @@ function rebaseOutcome(r: RebaseResult): Child {
   return h('p.outcome.clean', {}, `Rebased ${r.replayed.length} commit(s) onto ${r.onto.ref}: head `, h('code.result-commit', {}, r.after));
 }
 
+/** Whether a preview lets the person merge: a clean merge or fast-forward (a conflict or nothing to merge does not). */
+function mergeable(r: MergeResult): boolean {
+  return r.status === 'fast-forward' || r.status === 'merged';
+}
+
 /** The merge panel, and the function that runs its preview (the page calls it once the timeline is drawn). */
 function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void): { panel: HTMLElement; preview: () => void } {
   const { branches, heads } = known;
@@ -95,30 +126,46 @@ function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => voi
   const target = h('select.target', { 'aria-label': 'target branch' }, ...branches.map((b) => h('option', { value: b, selected: b === defaultTarget }, b)));
   const noFf = h('input', { type: 'checkbox', 'aria-label': 'no fast-forward' });
   const out = h('div.preview-result', {}, h('p', {}, 'Computing the merge (dry run)…'));
+  // "Merge…" is enabled by a clean preview of the branch now selected, and only by one.
+  const mergeButton = h('button.merge', { type: 'button', disabled: true, title: 'waiting for the merge preview' }, 'Merge…');
+  let shown: { into: string; result: MergeResult } | undefined;
   const preview = async () => {
+    const into = target.value;
+    shown = undefined;
+    mergeButton.disabled = true;
+    mergeButton.title = 'waiting for the merge preview';
     clear(out);
     out.append(h('p', {}, 'Computing the merge (dry run)…'));
     try {
-      const r = await get<MergeResult>(`/sessions/${enc(timeline.session)}/merge-preview`, { into: target.value });
+      const r = await get<MergeResult>(`/sessions/${enc(timeline.session)}/merge-preview`, { into });
+      if (into !== target.value) return; // another target was picked meanwhile: its preview decides
       clear(out);
-      out.append(h("div", {}, mergeOutcome(r)));
+      out.append(h('div', {}, mergeOutcome(r)));
+      shown = { into, result: r };
+      mergeButton.disabled = !mergeable(r);
+      mergeButton.title = r.status === 'conflict' ? 'the preview shows a conflict: resolve it (rebase, or merge on the command line) first' : r.status === 'up-to-date' ? `${into} already contains this session` : '';
     } catch (e) {
       clear(out);
       out.append(h('p.refused', {}, String((e as Error).message)));
+      mergeButton.title = 'the merge preview failed';
     }
   };
   target.addEventListener('change', () => void preview());
-  const mergeButton = h('button.merge', { type: 'button' }, 'Merge…');
-  mergeButton.addEventListener('click', () =>
+  mergeButton.addEventListener('click', () => {
+    if (!shown || !mergeable(shown.result)) return;
+    const { into, result } = shown;
     confirmAction(
-      `Merge ${timeline.branch} into ${target.value}`,
-      h('p', {}, `Moves branch ${target.value} to include this session's ${timeline.commits.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
+      `Merge ${timeline.branch} into ${into}`,
+      [
+        h('p.verdict', {}, 'The preview said: ', mergeOutcome(result)),
+        h('p', {}, `Moves branch ${into} to include this session's ${timeline.commits.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
+      ],
       // The heads this page showed: the server refuses the merge if either moved since.
-      async () => mergeOutcome(await post<MergeResult>(`/sessions/${enc(timeline.session)}/merge`, { into: target.value, noFf: noFf.checked, head: timeline.head, targetHead: heads[target.value] })),
+      async () => mergeOutcome(await post<MergeResult>(`/sessions/${enc(timeline.session)}/merge`, { into, noFf: noFf.checked, head: timeline.head, targetHead: heads[into] })),
       reload,
       { session: timeline.session, head: timeline.head },
-    ),
-  );
+    );
+  });
   const rebaseButton = h('button.rebase', { type: 'button' }, 'Rebase…');
   rebaseButton.addEventListener('click', () =>
     confirmAction(
@@ -129,10 +176,56 @@ function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => voi
       { session: timeline.session, head: timeline.head },
     ),
   );
+  const merged = timeline.merged ? h('p.merged-marker', {}, h('span.badge.merged', {}, 'merged'), ` This session's head ${short(timeline.head)} is in ${timeline.merged.into} (at ${short(timeline.merged.targetHead)}).`) : null;
   return {
     preview: () => void preview(),
-    panel: h('section.merge-panel', {}, h('h3', {}, 'Merge preview'), h('div.row', {}, 'into ', target, h('label', {}, noFf, ' --no-ff'), mergeButton, rebaseButton), out),
+    panel: h('section.merge-panel', {}, h('h3', {}, 'Merge preview'), merged, h('div.row', {}, 'into ', target, h('label', {}, noFf, ' --no-ff'), mergeButton, rebaseButton), out),
   };
+}
+
+/**
+ * The whole session's changes against its merge target, with a file list to jump through and a
+ * "viewed" mark per file (remembered in this browser for that file's diff).
+ */
+function sessionDiffSection(timeline: TimelineHeader, marks: Marks): { section: HTMLElement; load: () => Promise<void> } {
+  const section = h('section.session-diff', {}, h('h3', {}, 'Files changed'), h('p.sub', {}, 'Loading the session diff…'));
+  const load = async () => {
+    const [diff, { renderDiff }] = await Promise.all([get<SessionDiff>(`/sessions/${enc(timeline.session)}/diff`), loadCodeView()]);
+    clear(section);
+    const against = diff.against === 'merge-base' ? `against ${diff.target} (merge base ${short(diff.from)})` : `since the session started (${short(diff.from)})${diff.target ? `: it is merged into ${diff.target}` : ''}`;
+    const rendered = renderDiff(diff.files, 'line-by-line');
+    const sectionOf = (path: string) => [...rendered.querySelectorAll<HTMLElement>('section.file')].find((e) => e.dataset.path === path);
+    const setViewed = (path: string, on: boolean) => {
+      sectionOf(path)?.classList.toggle('viewed', on);
+      list.querySelector(`li[data-index="${diff.files.findIndex((f) => f.path === path)}"]`)?.classList.toggle('viewed', on);
+    };
+    const list = h(
+      'ul.file-list',
+      {},
+      ...diff.files.map((f, i) => {
+        const print = fingerprint(f.patch);
+        const box = h('input.file-viewed', { type: 'checkbox', 'aria-label': `viewed ${f.path}`, checked: marks.files[f.path] === print });
+        box.addEventListener('change', () => {
+          if (box.checked) marks.files[f.path] = print;
+          else delete marks.files[f.path];
+          saveMarks(timeline.session, marks);
+          setViewed(f.path, box.checked);
+        });
+        const jump = h('a.jump', { href: `#/s/${enc(timeline.session)}`, dataset: { path: f.path } }, f.path);
+        jump.addEventListener('click', (e) => {
+          e.preventDefault();
+          sectionOf(f.path)?.scrollIntoView({ block: 'start' });
+        });
+        return h('li', { dataset: { index: String(i) } }, box, ' ', jump, ' ', f.binary ? h('span.badge.binary', {}, 'binary') : h('span.counts', {}, h('span.plus', {}, `+${f.added}`), ' ', h('span.minus', {}, `-${f.removed}`)));
+      }),
+    );
+    const viewedCount = () => diff.files.filter((f) => marks.files[f.path] === fingerprint(f.patch)).length;
+    section.append(h('h3', {}, `Files changed ${against}: ${diff.files.length}`), h('p.sub.viewed-count', {}, `${viewedCount()} of ${diff.files.length} viewed`), h('nav.files-nav', {}, list), rendered);
+    list.addEventListener('change', () => (section.querySelector('.viewed-count')!.textContent = `${viewedCount()} of ${diff.files.length} viewed`));
+    for (const f of diff.files) if (marks.files[f.path] === fingerprint(f.patch)) setViewed(f.path, true);
+    section.dataset.loaded = 'true';
+  };
+  return { section, load };
 }
 
 function actions(timeline: TimelineHeader, reload: () => void): HTMLElement {
@@ -176,13 +269,14 @@ function compareForm(timeline: TimelineHeader): HTMLElement {
 }
 
 /** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
-function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void): { nodes: HTMLElement[]; preview: () => void } {
+function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks): { nodes: HTMLElement[]; preview: () => void } {
   const merge = mergePanel(timeline, branches, reload);
+  const diff = sessionDiffSection(timeline, marks);
   const nodes = [
     h(
       'section.session-head',
       {},
-      h('h2', {}, `session ${timeline.session}`),
+      h('h2', {}, `session ${timeline.session}`, timeline.merged ? h('span.badge.merged', { title: `its head is in ${timeline.merged.into}` }, `merged into ${timeline.merged.into}`) : null),
       h(
         'dl',
         {},
@@ -192,6 +286,7 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
         h('dd', {}, timeline.base.ref ?? '', ' ', h('code', {}, short(timeline.base.commit))),
         h('dt', {}, 'head'),
         h('dd', {}, h('code.head', {}, short(timeline.head))),
+        timeline.model ? [h('dt', {}, 'model'), h('dd.model', {}, timeline.model)] : null,
         h('dt', {}, 'turns'),
         h('dd.turn-count', {}, String(timeline.commits.filter((t) => t.turn > 0).length)),
         timeline.parent ? [h('dt', {}, 'resumed from'), h('dd', {}, h('a', { href: `#/s/${enc(timeline.parent.session)}` }, timeline.parent.session), ` turn ${timeline.parent.turn}`)] : null,
@@ -202,14 +297,25 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
       compareForm(timeline),
     ),
     merge.panel,
+    diff.section,
   ];
-  return { nodes, preview: merge.preview };
+  return {
+    nodes,
+    preview: () => {
+      merge.preview();
+      diff.load().catch((e: unknown) => diff.section.replaceChildren(h('p.refused', {}, String((e as Error).message))));
+    },
+  };
 }
 
 type Line = { timeline: TimelineHeader } | { turn: TimelineTurn } | { error: { code: string; message: string } };
 
-export function timelineView(app: HTMLElement, id: string): { stop: () => void; refresh: () => void } {
+export function timelineView(app: HTMLElement, id: string, focus?: number): { stop: () => void; refresh: () => void } {
   let stopped = false;
+  // What this browser remembers of the session; the turns seen on the last visit decide what is "new".
+  const marks = loadMarks(id);
+  const seenAtOpen = marks.lastSeen;
+  let focused = false;
   let generation = 0;
   /** What is on the page: the turns by commit, each with the markup it was drawn from. */
   let shown: Array<{ turn: TimelineTurn; markup: string }> = [];
@@ -223,7 +329,7 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
     const call = byCommit.get(fold.closest<HTMLElement>('article.turn')?.dataset.commit ?? '')?.toolCalls[Number(fold.dataset.call)];
     if (!call) return;
     fold.dataset.filled = 'true';
-    fold.querySelector('pre')!.textContent = json(fold.dataset.part === 'args' ? call.args : call.output);
+    fold.querySelector('pre')!.textContent = readable(fold.dataset.part === 'args' ? call.args : call.output);
   };
   section.addEventListener('click', (e) => {
     const target = e.target as Element;
@@ -231,6 +337,16 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
     const button = target.closest('button.resume');
     const turn = byCommit.get(button?.closest<HTMLElement>('article.turn')?.dataset.commit ?? '');
     if (button && turn) resumeFrom(turn);
+  });
+  section.addEventListener('change', (e) => {
+    const box = e.target as HTMLInputElement;
+    const article = box.closest<HTMLElement>('article.turn');
+    if (!box.classList.contains('turn-viewed') || !article) return;
+    const commit = article.dataset.commit!;
+    marks.turns = marks.turns.filter((c) => c !== commit);
+    if (box.checked) marks.turns.push(commit);
+    article.classList.toggle('viewed', box.checked);
+    saveMarks(id, marks);
   });
   section.addEventListener(
     'toggle',
@@ -275,7 +391,7 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
       } else if ('timeline' in line) {
         header = line.timeline;
         const t = header;
-        head = branches.then((b) => headNodes(t, b, reload));
+        head = branches.then((b) => headNodes(t, b, reload, marks));
         if (progressive) {
           void head.then(({ nodes }) => {
             if (!current()) return;
@@ -286,7 +402,7 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
           }, () => undefined); // a failure is reported where the head is awaited below
         }
       } else {
-        turns.push({ turn: line.turn, markup: turnHtml(line.turn, header!, turns.length === 0) });
+        turns.push({ turn: line.turn, markup: turnHtml(line.turn, header!, turns.length === 0, marks, seenAtOpen) });
         if (progressive && !scheduled && section.isConnected) {
           scheduled = true;
           requestAnimationFrame(drawTurns);
@@ -319,6 +435,15 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
       window.scrollTo(0, y);
     }
     if (failure) app.append(h('p.refused', {}, failure));
+    // The next visit's "new since you last looked" counts from the turns on the page now.
+    marks.lastSeen = header.commits.map((c) => c.commit);
+    saveMarks(id, marks);
+    if (focus !== undefined && !focused) {
+      focused = true;
+      const article = section.querySelector<HTMLElement>(`article.turn[data-turn="${focus}"]`);
+      article?.classList.add('focused');
+      article?.scrollIntoView({ block: 'start' });
+    }
     app.dataset.loaded = 'timeline';
     // The dry-run merge (the slowest request of the page) waits until the timeline is on screen.
     afterPaint(() => {
@@ -328,6 +453,21 @@ export function timelineView(app: HTMLElement, id: string): { stop: () => void; 
 
   /** Redraws what changed: turns kept in place when their markup is the same, new ones added at the end. */
   const update = (next: Array<{ turn: TimelineTurn; markup: string }>) => {
+    // Turns the page showed that the branch no longer has (it was rewound or rewritten under the
+    // page): said, with their commits, instead of vanishing without a word.
+    const kept = new Set(next.map((t) => t.turn.commit));
+    const lost = shown.filter((t) => !kept.has(t.turn.commit));
+    if (lost.length > 0) {
+      section.before(
+        h(
+          'div.rewound',
+          { role: 'alert' },
+          h('strong', {}, `The session branch was rewound or rewritten: ${lost.length} turn(s) this page showed are no longer on it: `),
+          ...lost.map((t) => [h('a', { href: `#/c/${t.turn.commit}` }, `turn ${t.turn.turn} (${short(t.turn.commit)})`), ' ']),
+          'They stay readable by their commits while the repository keeps them.',
+        ),
+      );
+    }
     byCommit.clear();
     for (const t of next) byCommit.set(t.turn.commit, t.turn);
     const samePrefix = shown.every((old, i) => i >= next.length || old.turn.commit === next[i]!.turn.commit) && section.children.length === shown.length;

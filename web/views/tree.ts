@@ -59,7 +59,7 @@ export function treeView(app: HTMLElement, commit: string, path: string | undefi
       const shown = fileContent(file, code);
       stopColouring = shown.stop;
       clear(content);
-      content.append(shown.view);
+      content.append(h('a.button.blame-link', { href: `#/blame/${tree.commit}/${path.split('/').map(enc).join('/')}` }, 'blame: who wrote each line'), shown.view);
     }
     app.dataset.loaded = 'tree';
   })().catch((e) => app.append(h('p.refused', {}, String((e as Error).message))));

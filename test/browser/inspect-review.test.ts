@@ -1,0 +1,223 @@
+/**
+ * The review page of `forge inspect` (issue 29) in Chromium: from a line of a merged file on
+ * main (blame in the page) to the conversation turn that wrote it; the conversation in its
+ * order; author, model and zone labels; the session's diff against its merge target with its
+ * file list and "viewed" marks remembered by the browser; a 5,000-line new file as one real hunk
+ * with its long run folded; the merge flow (disabled on a conflicting preview, the confirmation
+ * repeating the verdict, a merged marker after); a rewound branch announced; the session search;
+ * and a session whose message and file path are hostile markup, shown as text.
+ * What the page shows is checked against the git CLI (blame, diff).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectFsckClean } from '../helpers/fsck';
+import { forge } from '../helpers/forge-cli';
+import { git } from '../helpers/git-cli';
+import { makeTempDir } from '../helpers/temp';
+import { TEST_AUTHOR } from '../helpers/test-identity';
+import { CHROMIUM_PATH, chromiumProblem, chromiumSkipped } from './chromium.mjs';
+import { buildInspectRepo, startInspector, type InspectRepo, type RunningInspector } from './inspect-fixture';
+
+let repo: InspectRepo;
+let inspector: RunningInspector;
+let browser: Browser;
+let page: Page;
+
+const rev = (ref: string) => git(repo.dir, ['rev-parse', ref]).stdout.trim();
+
+/** The review session's author and clock: a zone that is not UTC, so the label has something to say. */
+const REVIEWER = { GIT_AUTHOR_NAME: 'Ada Reviewer', GIT_AUTHOR_EMAIL: 'ada@example.invalid', GIT_AUTHOR_DATE: '1704067200 +0530', GIT_COMMITTER_DATE: '1704067200 +0530' };
+const HOSTILE_MESSAGE = 'Review <img src=x onerror="window.__pwned=1"> this <script>window.__pwned=2</script> & "quote"';
+const HOSTILE_PATH = 'notes/<b onmouseover=alert(1)>x</b>.md';
+const BIG_LINES = 5000;
+
+function ok(run: ReturnType<typeof forge>): ReturnType<typeof forge> {
+  if (run.status !== 0) throw new Error(`forge failed (${run.status}): ${run.stderr}`);
+  return run;
+}
+
+async function open(hash: string, loaded: string): Promise<void> {
+  await page.goto(`${inspector.url}${hash}`);
+  await page.waitForSelector(`#app[data-loaded="${loaded}"]`);
+}
+
+beforeAll(async () => {
+  if (chromiumSkipped()) return;
+  const problem = chromiumProblem();
+  if (problem) throw new Error(problem);
+  repo = buildInspectRepo(makeTempDir('inspect-review'));
+  // A session by another author in another zone: a 5,000-line new file, and hostile markup in its message and a path.
+  ok(forge(['session', 'new', '--repo', repo.dir, '--id', 'review', '--base', 'main'], { env: REVIEWER }));
+  const big = Array.from({ length: BIG_LINES }, (_, i) => `generated line ${i + 1}\n`).join('');
+  const calls = [
+    { tool: 'write_file', args: { path: 'big/generated.txt', content: big } },
+    { tool: 'write_file', args: { path: HOSTILE_PATH, content: '<script>window.__pwned=3</script>\n' } },
+  ];
+  ok(forge(['turn', '--repo', repo.dir, '--session', 'review', '--calls', '-', '--message', HOSTILE_MESSAGE], { input: JSON.stringify(calls), env: REVIEWER }));
+  // The demo session merged into main, so main's src/math.js has lines a session turn wrote.
+  ok(forge(['merge', 'demo', '--repo', repo.dir, '--into', 'main']));
+  inspector = await startInspector(repo.dir);
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await inspector?.stop();
+});
+
+describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
+  it('goes from a line of a merged file on main to the conversation turn that wrote it, in conversation order, with author and zone', async () => {
+    const line = 'if (values.length === 0) return 0;';
+    await open('#/blame/main/src/math.js', 'blame');
+    const row = page.locator('div.bl', { hasText: line });
+    expect(await row.count()).toBe(1);
+    const number = Number(await row.getAttribute('data-line'));
+    // git blame is the oracle for the commit of the line.
+    const porcelain = git(repo.dir, ['blame', '--porcelain', '-L', `${number},${number}`, 'main', '--', 'src/math.js']).stdout;
+    const blamed = porcelain.split(' ')[0]!;
+    expect(await row.getAttribute('data-commit')).toBe(blamed);
+    expect(git(repo.dir, ['log', '-1', '--format=%(trailers:key=Forge-Session,valueonly)', blamed]).stdout.trim()).toBe('demo');
+    expect(await page.locator(`div.bl[data-commit="${blamed}"].first .by-session`).first().textContent()).toMatch(/^demo · turn 1/);
+
+    await row.click();
+    await page.waitForSelector('#app[data-loaded="turn"]');
+    expect(page.url()).toContain(`#/c/${blamed}/call/`);
+    // The call that wrote the line is picked out: an edit of src/math.js.
+    const picked = page.locator('.tool-call.picked');
+    expect(await picked.count()).toBe(1);
+    expect(['Edit', 'Patch']).toContain(await picked.getAttribute('data-tool'));
+    expect(await picked.locator('.tool-head .path').textContent()).toBe('src/math.js');
+    expect(await picked.locator('pre.args').textContent()).toContain(line);
+
+    // The conversation in its order: the user, then each reply's text followed by the calls it made.
+    const script = JSON.parse(readFileSync(resolve('examples/fix-average/script.json'), 'utf8')) as { turns: Array<{ replies: Array<{ text?: string; tool_calls?: Array<{ tool: string }> }> }> };
+    const expected = ['user', ...script.turns[0]!.replies.flatMap((r) => [...(r.text ? ['assistant'] : []), ...(r.tool_calls ?? []).map((c) => c.tool)])];
+    const shown = await page.locator('.conversation .conversation-items > *').evaluateAll((els) => els.map((e) => ((e as HTMLElement).dataset.tool ?? (e.classList.contains('user') ? 'user' : e.classList.contains('assistant') ? 'assistant' : e.className))));
+    expect(shown).toEqual(expected);
+    // Each call reads as a summary: tool, path, what changed, ok.
+    const run = page.locator('.conversation .tool-call[data-tool="run_command"]').first();
+    expect(await run.locator('.tool-head').textContent()).toBe('run_command node --testok');
+
+    // The author and the time with its zone.
+    expect(await page.locator('.turn-head .author').textContent()).toBe(TEST_AUTHOR.name);
+    expect(await page.locator('.turn-head time.time').textContent()).toBe('2024-01-01 00:00:00 +0000');
+    expect(await page.locator('.turn-head time.time').getAttribute('title')).toMatch(/\(your time\)$/);
+  });
+
+  it("shows a session's author in their zone, its diff against the merge target with a file list, and remembers what was viewed", async () => {
+    await open('#/s/review', 'timeline');
+    const turn = page.locator('article.turn[data-turn="1"]');
+    expect(await turn.locator('.author').textContent()).toBe('Ada Reviewer');
+    expect(await turn.locator('time.time').textContent()).toBe('2024-01-01 05:30:00 +0530');
+    // The session's files against main, as git diff main...review names them.
+    await page.waitForSelector('.session-diff[data-loaded="true"]');
+    const expectedFiles = git(repo.dir, ['diff', '--name-only', 'main...forge/session/review', '--', '.', ':!.forge'])
+      .stdout.trim()
+      .split('\n')
+      .map((p) => p.replace(/^"|"$/g, ''));
+    const listed = await page.locator('.session-diff ul.file-list a.jump').allTextContents();
+    expect(listed.length).toBe(expectedFiles.length);
+    expect(listed).toContain('big/generated.txt');
+    expect(listed).toContain(HOSTILE_PATH);
+    expect(await page.locator('.session-diff h3').textContent()).toContain('against main');
+
+    // The 5,000-line new file: one real hunk, its long run folded.
+    const big = page.locator('.session-diff section.file[data-path="big/generated.txt"]');
+    await page.locator('.session-diff a.jump', { hasText: 'big/generated.txt' }).click();
+    const hunkHeads = async () => (await big.locator('td.d2h-info:not(.d2h-code-linenumber)').allTextContents()).map((t) => t.trim());
+    await expect.poll(hunkHeads).toEqual([`@@ -0,0 +1,${BIG_LINES} @@`]);
+    const unfold = big.locator('button.unfold');
+    expect(await unfold.getAttribute('data-lines')).toBe(String(BIG_LINES - 200));
+    expect(await big.textContent()).not.toContain('generated line 2500\n');
+    await unfold.click();
+    await expect.poll(async () => (await big.locator('.d2h-code-line-ctn').allTextContents()).includes('generated line 2500')).toBe(true);
+    expect(await hunkHeads()).toEqual([`@@ -0,0 +1,${BIG_LINES} @@`]);
+
+    // A file marked viewed stays so after a reload (this browser's storage), and folds away.
+    await page.locator('.session-diff input.file-viewed[aria-label="viewed big/generated.txt"]').check();
+    await page.locator('article.turn[data-turn="1"] input.turn-viewed').check();
+    await open('#/s/review', 'timeline');
+    await page.waitForSelector('.session-diff[data-loaded="true"]');
+    expect(await page.locator('.session-diff input.file-viewed[aria-label="viewed big/generated.txt"]').isChecked()).toBe(true);
+    expect(await page.locator('.session-diff section.file[data-path="big/generated.txt"]').getAttribute('class')).toContain('viewed');
+    expect(await page.locator('.session-diff .viewed-count').textContent()).toBe(`1 of ${expectedFiles.length} viewed`);
+    expect(await page.locator('article.turn[data-turn="1"]').getAttribute('class')).toContain('viewed');
+    expect(await page.locator('.badge.new').count()).toBe(0);
+
+    // A turn committed while the reviewer was away is new "since I last looked".
+    await page.goto('about:blank');
+    ok(forge(['turn', '--repo', repo.dir, '--session', 'review', '--calls', '-', '--message', 'One more'], { input: JSON.stringify([{ tool: 'write_file', args: { path: 'more.txt', content: 'more\n' } }]), env: REVIEWER }));
+    await open('#/s/review', 'timeline');
+    expect(await page.locator('article.turn[data-turn="2"] .badge.new').count()).toBe(1);
+    expect(await page.locator('article.turn[data-turn="1"] .badge.new').count()).toBe(0);
+  });
+
+  it('shows hostile markup from a session as text and runs none of it', async () => {
+    await open('#/s/review', 'timeline');
+    expect(await page.locator('article.turn[data-turn="1"] .msg.user .text').textContent()).toBe(HOSTILE_MESSAGE);
+    expect(await page.locator('article.turn[data-turn="1"] .summary').textContent()).toContain('<img src=x');
+    await page.waitForSelector('.session-diff[data-loaded="true"]');
+    await open(`#/blame/forge%2Fsession%2Freview/${HOSTILE_PATH.split('/').map(encodeURIComponent).join('/')}`, 'blame');
+    expect(await page.locator('.blame-head .path').textContent()).toBe(HOSTILE_PATH);
+    expect(await page.locator('.bl-text').first().textContent()).toBe('<script>window.__pwned=3</script>');
+    await open(`#/search/${encodeURIComponent('onerror')}`, 'search');
+    expect(await page.locator('li.hit[data-session="review"] .matches').first().textContent()).toContain('<img src=x');
+    expect(await page.locator('img[src="x"], b[onmouseover], main script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('searches the sessions as forge log --grep does and opens the turn found', async () => {
+    await open('#/', 'sessions');
+    await page.fill('#search-text', 'returns NaN');
+    await page.press('#search-text', 'Enter');
+    await page.waitForSelector('#app[data-loaded="search"]');
+    const cli = ok(forge(['log', '--repo', repo.dir, '--grep', 'returns NaN', '--regexp-ignore-case', '--json'])).json() as { hits: Array<{ session: string; turn: number }> };
+    const hits = await page.locator('li.hit').evaluateAll((els) => els.map((e) => `${(e as HTMLElement).dataset.session}:${(e as HTMLElement).dataset.turn}`));
+    expect(hits.sort()).toEqual(cli.hits.map((h) => `${h.session}:${h.turn}`).sort());
+    expect(hits).toContain('demo:1');
+    await page.locator('li.hit[data-session="demo"][data-turn="1"] a.hit-link').click();
+    await page.waitForSelector('#app[data-loaded="timeline"]');
+    expect(await page.locator('article.turn.focused').getAttribute('data-turn')).toBe('1');
+  });
+
+  it('disables Merge on a conflicting preview, repeats the verdict in the confirmation, and marks the session merged after', async () => {
+    await open('#/s/conflict', 'timeline');
+    await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toContain('Conflict');
+    expect(await page.locator('button.merge').isDisabled()).toBe(true);
+    // demo is merged already: marked so, nothing to merge.
+    await open('#/s/demo', 'timeline');
+    expect(await page.locator('.session-head .badge.merged').textContent()).toBe('merged into main');
+    await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toContain('Already up to date');
+    expect(await page.locator('button.merge').isDisabled()).toBe(true);
+
+    await open('#/s/review', 'timeline');
+    expect(await page.locator('.session-head .badge.merged').count()).toBe(0);
+    await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toContain('Clean: merging into main would succeed');
+    await expect.poll(() => page.locator('button.merge').isDisabled()).toBe(false);
+    await page.click('button.merge');
+    const dialog = page.locator('dialog#confirm');
+    expect(await dialog.locator('.verdict').textContent()).toContain('The preview said: Clean: merging into main would succeed');
+    await dialog.locator('button.primary').click();
+    const commit = (await dialog.locator('.result .result-commit').textContent({ timeout: 15_000 }))!;
+    expect(rev('main')).toBe(commit);
+    await dialog.locator('button', { hasText: 'Close' }).click();
+    await expect.poll(() => page.locator('.session-head .badge.merged').count(), { timeout: 15_000 }).toBe(1);
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('says so when the branch is rewound under the page instead of silently losing turns', async () => {
+    await open('#/s/review', 'timeline');
+    expect(await page.locator('article.turn[data-turn="2"]').count()).toBe(1);
+    const lost = rev('forge/session/review');
+    git(repo.dir, ['update-ref', 'refs/heads/forge/session/review', 'forge/session/review~1']);
+    await page.waitForSelector('.rewound', { timeout: 15_000 });
+    expect(await page.locator('.rewound').textContent()).toContain(`turn 2 (${lost.slice(0, 10)})`);
+    expect(await page.locator('article.turn[data-turn="2"]').count()).toBe(0);
+  });
+});

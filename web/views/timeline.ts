@@ -269,7 +269,7 @@ function compareForm(timeline: TimelineHeader): HTMLElement {
 }
 
 /** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
-function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks): { nodes: HTMLElement[]; preview: () => void } {
+function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks): { nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void } {
   const merge = mergePanel(timeline, branches, reload);
   const diff = sessionDiffSection(timeline, marks);
   const nodes = [
@@ -297,10 +297,12 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
       compareForm(timeline),
     ),
     merge.panel,
-    diff.section,
+    h('p.to-files', {}, h('a', { href: `#/s/${enc(timeline.session)}`, onclick: (e: Event) => (e.preventDefault(), diff.section.scrollIntoView({ block: 'start' })) }, 'Files changed against the merge target ↓')),
   ];
   return {
     nodes,
+    // The session's diff comes after the turns: reading the conversation does not start below it.
+    after: [diff.section],
     preview: () => {
       merge.preview();
       diff.load().catch((e: unknown) => diff.section.replaceChildren(h('p.refused', {}, String((e as Error).message))));
@@ -369,7 +371,7 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
     branches.catch(() => undefined); // reported where the head awaits it (unless the stream failed first)
     const reload = () => void load(false).catch(failed);
     let header: TimelineHeader | undefined;
-    let head: Promise<{ nodes: HTMLElement[]; preview: () => void }> | undefined;
+    let head: Promise<{ nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void }> | undefined;
     const turns: Array<{ turn: TimelineTurn; markup: string }> = [];
     let failure: string | undefined;
     // First load: the head is drawn as soon as it is known, the turns a frame's worth at a time.
@@ -393,11 +395,11 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
         const t = header;
         head = branches.then((b) => headNodes(t, b, reload, marks));
         if (progressive) {
-          void head.then(({ nodes }) => {
+          void head.then(({ nodes, after }) => {
             if (!current()) return;
             section.replaceChildren();
-            app.replaceChildren(...nodes, section);
-            headShown = nodes;
+            app.replaceChildren(...nodes, section, ...after);
+            headShown = [...nodes, ...after];
             drawTurns();
           }, () => undefined); // a failure is reported where the head is awaited below
         }
@@ -411,12 +413,12 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
     }, signal);
     if (!current()) return;
     if (!header || !head) throw new Error(failure ?? 'The timeline stream ended without its header.');
-    const { nodes, preview } = await head;
+    const { nodes, after, preview } = await head;
     if (!current()) return;
     if (progressive) {
       if (!section.isConnected) {
-        app.replaceChildren(...nodes, section);
-        headShown = nodes;
+        app.replaceChildren(...nodes, section, ...after);
+        headShown = [...nodes, ...after];
       }
       drawTurns();
     } else {
@@ -430,7 +432,8 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
       for (const node of headShown) node.remove();
       for (const node of app.querySelectorAll(':scope > p.refused')) node.remove();
       section.before(...nodes);
-      headShown = nodes;
+      section.after(...after);
+      headShown = [...nodes, ...after];
       update(turns);
       window.scrollTo(0, y);
     }

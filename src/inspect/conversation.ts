@@ -37,15 +37,26 @@ export function oneLine(text: string, max = 80): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-export function summarizeCall(call: ToolCallRecord): CallSummary {
+/** How the session record ends a long string it kept only the start of (`agent/tool-calls.ts`, boundForRecord). */
+const CUT = /… \[(\d+) more characters not kept in the session record\]$/;
+
+/** The +/- counts the turn's commit has for a path. */
+export type FileCounts = ReadonlyMap<string, { added: number; removed: number }>;
+
+export function summarizeCall(call: ToolCallRecord, files?: FileCounts): CallSummary {
   const args = (call.args !== null && typeof call.args === 'object' ? call.args : {}) as Record<string, unknown>;
   const str = (key: string) => (typeof args[key] === 'string' ? (args[key] as string) : null);
   const path = str('path') ?? str('file_path') ?? str('file');
   let change: string;
   switch (call.tool) {
-    case 'write_file':
-      change = str('content') !== null ? `wrote ${plural(lineCount(str('content')!), 'line')}` : 'wrote the file';
+    case 'write_file': {
+      const content = str('content');
+      const counts = path !== null ? files?.get(path) : undefined;
+      // A long content is kept only in part: the lines it wrote are counted from the commit instead.
+      if (content !== null && CUT.test(content)) change = counts ? `wrote the file (+${counts.added} -${counts.removed} this turn)` : `wrote ${Number(CUT.exec(content)![1]) + content.indexOf('… [')} characters`;
+      else change = content !== null ? `wrote ${plural(lineCount(content), 'line')}` : 'wrote the file';
       break;
+    }
     case 'Edit': {
       const before = str('old_snippet');
       const after = str('new_snippet') ?? str('new_content');
@@ -95,14 +106,14 @@ function time(at: string): number {
  * its result). Calls no message names (a scripted `forge turn --calls`) are placed by their time
  * among the rest, each sequence keeping its own order.
  */
-export function interleave(messages: readonly Message[], calls: readonly ToolCallRecord[]): ConversationItem[] {
+export function interleave(messages: readonly Message[], calls: readonly ToolCallRecord[], files?: FileCounts): ConversationItem[] {
   const byId = new Map<string, number>();
   calls.forEach((c, i) => {
     if (!byId.has(c.id)) byId.set(c.id, i);
   });
   const placed = new Set<number>();
   const items: ConversationItem[] = [];
-  const callItem = (index: number): ConversationItem => ({ kind: 'call', index, summary: summarizeCall(calls[index]!), at: calls[index]!.at });
+  const callItem = (index: number): ConversationItem => ({ kind: 'call', index, summary: summarizeCall(calls[index]!, files), at: calls[index]!.at });
   for (const m of messages) {
     if (m.role === 'tool' && m.toolCallId !== undefined && byId.has(m.toolCallId)) continue;
     if (m.content.trim() !== '') items.push({ kind: 'message', role: m.role, text: m.content, at: m.at });

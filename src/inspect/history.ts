@@ -30,6 +30,7 @@ export async function turnView(repo: Repository, revision: string): Promise<Turn
   const at = await new SessionStore(repo).at(revision);
   const commit = await repo.readCommit(at.commit);
   const toolCalls = at.state.toolCalls.filter((c) => c.turn === at.state.turn);
+  const files = await shownPatches(repo, at.changes);
   return {
     session: at.id,
     commit: at.commit,
@@ -39,11 +40,12 @@ export async function turnView(repo: Repository, revision: string): Promise<Turn
     conversation: interleave(
       at.state.messages.filter((m) => m.turn === at.state.turn),
       toolCalls,
+      new Map(files.map((f) => [f.path, f])),
     ),
     author: personOf(commit.author),
     model: modelName(at.state.model),
     summary: commit.message.split('\n')[0] ?? '',
-    files: await shownPatches(repo, at.changes),
+    files,
   };
 }
 

@@ -192,6 +192,7 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
       const { calls, model } = await commitToolCalls(repo, id, commit, meta.turn);
       const turnMessages = own ? (messages.get(meta.turn) ?? []) : [];
       const toolCalls = own ? calls : [];
+      const files = await commitFiles(repo, id, commit, meta);
       yield {
         turn: meta.turn,
         commit,
@@ -201,8 +202,8 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
         summary: meta.summary,
         messages: turnMessages,
         toolCalls,
-        conversation: interleave(turnMessages, toolCalls),
-        files: await commitFiles(repo, id, commit, meta),
+        conversation: interleave(turnMessages, toolCalls, new Map(files.map((f) => [f.path, f]))),
+        files,
       };
     }
   }

@@ -8,8 +8,8 @@
  * and a session whose message and file path are hostile markup, shown as text.
  * What the page shows is checked against the git CLI (blame, diff).
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFsckClean } from '../helpers/fsck';
@@ -36,6 +36,13 @@ const BIG_LINES = 5000;
 function ok(run: ReturnType<typeof forge>): ReturnType<typeof forge> {
   if (run.status !== 0) throw new Error(`forge failed (${run.status}): ${run.stderr}`);
   return run;
+}
+
+const SHOTS = resolve(process.env.FORGE_SCREENSHOT_DIR ?? '.tmp/screenshots/inspect');
+
+async function shot(name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
 async function open(hash: string, loaded: string): Promise<void> {
@@ -84,6 +91,7 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     expect(await row.getAttribute('data-commit')).toBe(blamed);
     expect(git(repo.dir, ['log', '-1', '--format=%(trailers:key=Forge-Session,valueonly)', blamed]).stdout.trim()).toBe('demo');
     expect(await page.locator(`div.bl[data-commit="${blamed}"].first .by-session`).first().textContent()).toMatch(/^demo · turn 1/);
+    await shot('review-blame');
 
     await row.click();
     await page.waitForSelector('#app[data-loaded="turn"]');
@@ -108,6 +116,7 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     expect(await page.locator('.turn-head .author').textContent()).toBe(TEST_AUTHOR.name);
     expect(await page.locator('.turn-head time.time').textContent()).toBe('2024-01-01 00:00:00 +0000');
     expect(await page.locator('.turn-head time.time').getAttribute('title')).toMatch(/\(your time\)$/);
+    await shot('review-turn-from-blame');
   });
 
   it("shows a session's author in their zone, its diff against the merge target with a file list, and remembers what was viewed", async () => {
@@ -115,6 +124,8 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     const turn = page.locator('article.turn[data-turn="1"]');
     expect(await turn.locator('.author').textContent()).toBe('Ada Reviewer');
     expect(await turn.locator('time.time').textContent()).toBe('2024-01-01 05:30:00 +0530');
+    // The 5,000-line write, whose record keeps only its start, is summarized from the commit.
+    expect(await turn.locator('.tool-call[data-tool="write_file"] .tool-head').first().textContent()).toBe('write_file big/generated.txt wrote the file (+5000 -0 this turn)ok');
     // The session's files against main, as git diff main...review names them.
     await page.waitForSelector('.session-diff[data-loaded="true"]');
     const expectedFiles = git(repo.dir, ['diff', '--name-only', 'main...forge/session/review', '--', '.', ':!.forge'])
@@ -138,6 +149,7 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     await unfold.click();
     await expect.poll(async () => (await big.locator('.d2h-code-line-ctn').allTextContents()).includes('generated line 2500')).toBe(true);
     expect(await hunkHeads()).toEqual([`@@ -0,0 +1,${BIG_LINES} @@`]);
+    await shot('review-session-diff');
 
     // A file marked viewed stays so after a reload (this browser's storage), and folds away.
     await page.locator('.session-diff input.file-viewed[aria-label="viewed big/generated.txt"]').check();
@@ -149,6 +161,7 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     expect(await page.locator('.session-diff .viewed-count').textContent()).toBe(`1 of ${expectedFiles.length} viewed`);
     expect(await page.locator('article.turn[data-turn="1"]').getAttribute('class')).toContain('viewed');
     expect(await page.locator('.badge.new').count()).toBe(0);
+    await shot('review-timeline');
 
     // A turn committed while the reviewer was away is new "since I last looked".
     await page.goto('about:blank');

@@ -88,4 +88,11 @@ describe('summarizeCall', () => {
     expect(summarizeCall(call('n', 0, 'odd', null))).toEqual({ tool: 'odd', path: null, change: '', ok: true, error: null });
     expect(summarizeCall(call('l', 0, 'run_command', { command: 'x'.repeat(200) })).change).toHaveLength(80);
   });
+
+  it("counts a long write from the turn's commit, not from the start the session record kept of it", () => {
+    // boundForRecord keeps 512 characters of a long string and says how many more there were.
+    const cut = { path: 'big.txt', content: `${'line\n'.repeat(102)}li… [24488 more characters not kept in the session record]` };
+    expect(summarizeCall(call('w', 0, 'write_file', cut), new Map([['big.txt', { added: 5000, removed: 0 }]])).change).toBe('wrote the file (+5000 -0 this turn)');
+    expect(summarizeCall(call('w', 0, 'write_file', cut)).change).toBe('wrote 25000 characters');
+  });
 });

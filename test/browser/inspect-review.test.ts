@@ -221,6 +221,10 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     expect(rev('main')).toBe(commit);
     await dialog.locator('button', { hasText: 'Close' }).click();
     await expect.poll(() => page.locator('.session-head .badge.merged').count(), { timeout: 15_000 }).toBe(1);
+    // Merged, its diff is what it changed since it started (against main there is nothing left).
+    await page.waitForSelector('.session-diff[data-loaded="true"]');
+    expect(await page.locator('.session-diff h3').textContent()).toContain('since the session started');
+    expect(await page.locator('.session-diff ul.file-list a.jump').allTextContents()).toEqual(expect.arrayContaining(['big/generated.txt', 'more.txt', HOSTILE_PATH]));
     expectFsckClean(repo.gitdir);
   });
 

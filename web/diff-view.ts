@@ -5,7 +5,8 @@
  * summarized from the server and are shown as that summary.
  *
  * Drawing is spread over frames: each file's patch is cut into pieces of CHUNK_LINES lines
- * (`patch-chunks.ts`) drawn within a time budget per frame, so a 10,000-line diff appears at once
+ * (`diff-pieces.ts`: the diff's real hunk headers kept, a continuation's own header removed once
+ * drawn, a run of over FOLD_RUN lines folded behind a button) drawn within a time budget per frame, so a 10,000-line diff appears at once
  * at its top and the page keeps answering while the rest is drawn. A piece is coloured when it
  * comes near the viewport, a few milliseconds' worth of lines per frame (colouring 15,000 lines
  * up front cost ~10 s of style work; a whole piece at once was one long task), and pieces

@@ -1,4 +1,8 @@
 /**
+ * (No longer used by the page, which draws `diff-pieces.ts`'s pieces: these made up a hunk
+ * header for every piece, so a 5,000-line new file read as fifty 100-line hunks. Kept for its
+ * test until the lead removes both.)
+ *
  * Cuts a file's unified diff into pieces of at most `maxLines` diff lines, each a valid patch
  * of its own (the file headers, then hunks with recomputed `@@` ranges; a long hunk is cut
  * between lines). diff2html's cost grows with the lines it draws at once (~0.4 ms a line): a

@@ -157,7 +157,7 @@ function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => voi
     confirmAction(
       `Merge ${timeline.branch} into ${into}`,
       [
-        h('p.verdict', {}, 'The preview said: ', mergeOutcome(result)),
+        h('div.verdict', {}, 'The preview said: ', mergeOutcome(result)),
         h('p', {}, `Moves branch ${into} to include this session's ${timeline.commits.length - 1} turn(s) (head ${short(timeline.head)}): `, noFf.checked ? 'always with a merge commit (--no-ff).' : 'a fast-forward when possible, else a merge commit.', ' A conflict moves nothing.'),
       ],
       // The heads this page showed: the server refuses the merge if either moved since.

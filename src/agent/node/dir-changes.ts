@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toForgeError } from '../../errors';
 import type { GitFs } from '../../git';
@@ -26,6 +26,8 @@ export interface DirSnapshot {
   before: Map<string, { oid: string; mode: FileMode }>;
   trackedDirs: Set<string>;
   ignored: (path: string, isDir: boolean) => boolean;
+  /** Ignored directories linked in from the scratch directory (a symlink is not a directory to .gitignore). */
+  linked?: Set<string>;
 }
 
 /** Writes the visible part of `vfs` into the empty directory `dir`. */
@@ -47,7 +49,8 @@ export async function snapshotOf(view: Vfs): Promise<DirSnapshot> {
 /** Files added, modified (content or mode) and deleted in `dir` since the snapshot. */
 export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
   const { before } = snapshot;
-  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, snapshot.ignored);
+  const linked = snapshot.linked ?? new Set<string>();
+  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, (path, isDir) => linked.has(path) || snapshot.ignored(path, isDir));
   const changes: DirChanges = { added: [], modified: [], deleted: [] };
   for (const [path, file] of disk) {
     const old = before.get(path);
@@ -56,6 +59,31 @@ export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise
   }
   for (const path of before.keys()) if (!disk.has(path)) changes.deleted.push(path);
   return { changes, disk };
+}
+
+/**
+ * Links the session's ignored files (its scratch directory: node_modules/, dist/) into a copy, so
+ * a command finds its dependencies. Each ignored path the copy lacks becomes a symlink to the
+ * scratch directory's (what the command writes through it stays there, as in the mount); ignored
+ * paths are never walked by detectChanges, so nothing of them comes back into the view.
+ */
+export async function linkScratch(scratch: string, dir: string, snapshot: DirSnapshot): Promise<void> {
+  const walk = async (rel: string): Promise<void> => {
+    for (const name of await readdir(join(scratch, rel)).catch(() => [] as string[])) {
+      if (isGitDirName(name)) continue;
+      const path = rel === '' ? name : `${rel}/${name}`;
+      const source = await lstat(join(scratch, path));
+      const here = await lstat(join(dir, path)).catch(() => null);
+      if (here === null) {
+        if (!snapshot.ignored(path, source.isDirectory()) || snapshot.trackedDirs.has(path)) continue;
+        await symlink(join(scratch, path), join(dir, path));
+        (snapshot.linked ??= new Set()).add(path);
+      } else if (here.isDirectory() && source.isDirectory()) {
+        await walk(path);
+      }
+    }
+  };
+  await walk('');
 }
 
 function gitBlobOid(bytes: Uint8Array): string {

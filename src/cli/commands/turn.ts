@@ -40,11 +40,19 @@ export function registerTurn(program: Command): void {
       const { denied_paths } = loadSettings(store.repo.workdir, {});
       const session = await store.open(options.session);
       for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
-      const registry = await cliToolRegistryFor(session.repo, session.vfs);
+      // run_command runs in the session's mount (made on its first use, unmounted before the commit).
+      const { SessionCommandWorkspace } = await import('../../mount/node/command-mount');
+      const workspace = new SessionCommandWorkspace(session);
+      const registry = await cliToolRegistryFor(session.repo, session.vfs, { workspace });
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);
       const runner = new SessionToolRunner(session, { approval, registry, ...(denied_paths !== undefined ? { config: { denied_paths } } : {}) });
-      const results = await runner.callAll(calls);
+      let results;
+      try {
+        results = await runner.callAll(calls);
+      } finally {
+        await workspace.close();
+      }
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
       const json = {
         session: session.id,

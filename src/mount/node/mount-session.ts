@@ -11,10 +11,11 @@ import { ForgeError } from '../../errors';
 import type { Session } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
-import type { SerialQueue } from '../../session/serial-queue';
+import { GuestQueue, type SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
+import { forgetMount, rememberMount } from './mounts-in-process';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
 
 const run = promisify(execFile);
@@ -60,7 +61,8 @@ export async function mountSession(session: Session, dir: string, options: Mount
   const fs = new MountFs(session, {
     ...(scratchDir !== undefined ? { scratch: new ScratchDir(scratchDir) } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
-    ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    // A guest of the shared queue: a run_command in this process can let the mount's operations in while it waits for them.
+    ...(options.queue !== undefined ? { queue: new GuestQueue(options.queue) } : {}),
   });
   const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
   const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
@@ -75,16 +77,19 @@ export async function mountSession(session: Session, dir: string, options: Mount
   });
   await new Promise<void>((done, fail) => fuse.mount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot mount at ${mountPoint}: ${error.message}.`)) : done())));
   let unmounted: Promise<void> | undefined;
-  return {
+  const mounted: MountedSession = {
     dir: mountPoint,
     fs,
     ...(scratchDir !== undefined ? { scratchDir } : {}),
     unmount: () =>
       (unmounted ??= (async () => {
+        forgetMount(session, mounted);
         await fs.flushAll();
         await new Promise<void>((done, fail) => fuse.unmount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot unmount ${mountPoint}: ${error.message}.`)) : done())));
       })()),
   };
+  rememberMount(session, mounted);
+  return mounted;
 }
 
 /**

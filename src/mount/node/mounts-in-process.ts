@@ -1,0 +1,23 @@
+/**
+ * The sessions this process has mounted (forge mcp --mount, a library's mountSession, a mount
+ * run_command made): a run_command on a mounted session runs in that mount instead of making one.
+ */
+import type { Session } from '../../session';
+import type { MountedSession } from './mount-session';
+
+const mounts = new Map<Session, MountedSession[]>();
+
+export function rememberMount(session: Session, mount: MountedSession): void {
+  mounts.set(session, [...(mounts.get(session) ?? []), mount]);
+}
+
+export function forgetMount(session: Session, mount: MountedSession): void {
+  const rest = (mounts.get(session) ?? []).filter((m) => m !== mount);
+  if (rest.length > 0) mounts.set(session, rest);
+  else mounts.delete(session);
+}
+
+/** A live mount of the session in this process, or undefined. */
+export function mountOf(session: Session): MountedSession | undefined {
+  return mounts.get(session)?.[0];
+}

@@ -46,11 +46,14 @@ export async function snapshotOf(view: Vfs): Promise<DirSnapshot> {
   return { before, trackedDirs, ignored: await gitignoreRules(view, entries) };
 }
 
-/** Files added, modified (content or mode) and deleted in `dir` since the snapshot. */
-export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
+/**
+ * Files added, modified (content or mode) and deleted in `dir` since the snapshot. With a stat
+ * cache (forge mount --copy) a file whose stat data matches its entry is not read (git's index).
+ */
+export async function detectChanges(dir: string, snapshot: DirSnapshot, cache?: StatCache): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
   const { before } = snapshot;
   const linked = snapshot.linked ?? new Set<string>();
-  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, (path, isDir) => linked.has(path) || snapshot.ignored(path, isDir));
+  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, (path, isDir) => linked.has(path) || snapshot.ignored(path, isDir), cache);
   const changes: DirChanges = { added: [], modified: [], deleted: [] };
   for (const [path, file] of disk) {
     const old = before.get(path);
@@ -103,13 +106,63 @@ export function visibleView(view: Vfs, config: ToolsConfig): Vfs {
 }
 
 export interface DiskFile {
-  bytes: Uint8Array;
+  /** Absent when the stat cache vouched for the file (read on use: diskBytes). */
+  bytes?: Uint8Array;
+  /** Where it is on disk. */
+  abs: string;
   mode: FileMode;
   oid: string;
 }
 
+/** A file's bytes (a symlink's target), read now if the scan did not. */
+export async function diskBytes(file: DiskFile): Promise<Uint8Array> {
+  if (file.bytes) return file.bytes;
+  return file.mode === '120000' ? new TextEncoder().encode(await readlink(file.abs)) : new Uint8Array(await readFile(file.abs));
+}
+
+/**
+ * What a directory's files were when last hashed (as git's index keeps): a file whose size,
+ * mtime, ctime, inode and kind are unchanged still has that oid. `trustedBefore`: entries are
+ * only trusted for files last modified before this time (a write in the same clock tick as the
+ * hashing would not change the stat data: git's racy-clean rule).
+ */
+export interface StatCache {
+  files: Map<string, StatEntry>;
+  trustedBefore: number;
+}
+
+export interface StatEntry {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  mode: FileMode;
+  oid: string;
+}
+
+export function statEntry(st: nodeFs.Stats, oid: string): StatEntry {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: modeOf(st), oid };
+}
+
+function modeOf(st: nodeFs.Stats): FileMode {
+  return st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
+}
+
+function cachedOid(cache: StatCache | undefined, path: string, st: nodeFs.Stats): string | null {
+  const entry = cache?.files.get(path);
+  if (!entry || st.mtimeMs >= cache!.trustedBefore || st.ctimeMs >= cache!.trustedBefore) return null;
+  const same = entry.size === st.size && entry.mtimeMs === st.mtimeMs && entry.ctimeMs === st.ctimeMs && entry.ino === st.ino && entry.mode === modeOf(st);
+  return same ? entry.oid : null;
+}
+
 /** Files and symlinks under root that are tracked, or new and not ignored. */
-async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, trackedDirs: ReadonlySet<string>, ignored: (path: string, isDir: boolean) => boolean): Promise<Map<string, DiskFile>> {
+async function scanWorkDir(
+  root: string,
+  tracked: ReadonlyMap<string, unknown>,
+  trackedDirs: ReadonlySet<string>,
+  ignored: (path: string, isDir: boolean) => boolean,
+  cache?: StatCache,
+): Promise<Map<string, DiskFile>> {
   const out = new Map<string, DiskFile>();
   const walk = async (rel: string): Promise<void> => {
     const names = (await readdir(join(root, rel))).sort();
@@ -123,9 +176,14 @@ async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, 
         await walk(path);
       } else if (st.isSymbolicLink() || st.isFile()) {
         if (!tracked.has(path) && ignored(path, false)) continue;
+        const mode = modeOf(st);
+        const oid = cachedOid(cache, path, st);
+        if (oid !== null) {
+          out.set(path, { abs, mode, oid });
+          continue;
+        }
         const bytes = st.isSymbolicLink() ? new TextEncoder().encode(await readlink(abs)) : new Uint8Array(await readFile(abs));
-        const mode: FileMode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
-        out.set(path, { bytes, mode, oid: gitBlobOid(bytes) });
+        out.set(path, { bytes, abs, mode, oid: gitBlobOid(bytes) });
       }
     }
   };
@@ -156,7 +214,7 @@ export async function applyChanges(
     const file = disk.get(path)!;
     try {
       await checkPath(vfs, config, { field, path, role: 'write' });
-      await vfs.writeFile(path, file.bytes, { mode: file.mode });
+      await vfs.writeFile(path, await diskBytes(file), { mode: file.mode });
     } catch (error) {
       const e = toForgeError(error);
       skipped.push({ path, code: e.code, message: e.message });

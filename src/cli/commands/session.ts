@@ -1,6 +1,6 @@
 /** forge session new | list | discard */
 import { Option, type Command } from 'commander';
-import type { SessionMode } from '../../session';
+import type { SessionMode, SessionStore } from '../../session';
 import { paint } from '../color';
 import { cliGlobals } from '../globals';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -50,10 +50,25 @@ export function registerSession(program: Command): void {
     .description('drop the pending (uncommitted) changes of a session (works on a damaged journal too)')
     .option('--force', 'also when another process holds the session: its next write fails and reloads the branch head')
     .action(async (id: string, options: CommonOptions & { force?: boolean }) => {
-      const result = await (await openStore(options)).discard(id, { force: options.force === true });
+      const store = await openStore(options);
+      const result = await store.discard(id, { force: options.force === true });
+      // A copy directory of the session (forge mount --copy) holds the view again: its changes are gone too.
+      await resetCopy(store, id);
       emit(options, { session: id, discarded: result.discarded, ...(result.unreadable ? { unreadable: result.unreadable } : {}) }, () =>
         result.unreadable ? `Discarded the unreadable pending-changes journal of ${id} (${result.unreadable}).` : `Discarded ${result.discarded.length} pending change(s) of ${id}.`,
         'report',
       );
     });
+}
+
+async function resetCopy(store: SessionStore, id: string): Promise<void> {
+  const { CopyMount, copyRecordPath } = await import('../../mount/node/copy-mount');
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(copyRecordPath(store.repo.commonDir, id))) return;
+  const session = await store.open(id);
+  try {
+    await (await CopyMount.find(session))?.writeBack();
+  } finally {
+    await session.close();
+  }
 }

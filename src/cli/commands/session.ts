@@ -1,4 +1,5 @@
 /** forge session new | list | discard */
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { SessionMode, SessionStore } from '../../session';
 import { paint } from '../color';
@@ -63,7 +64,6 @@ export function registerSession(program: Command): void {
 
 async function resetCopy(store: SessionStore, id: string): Promise<void> {
   const { CopyMount, copyRecordPath } = await import('../../mount/node/copy-mount');
-  const { existsSync } = await import('node:fs');
   if (!existsSync(copyRecordPath(store.repo.commonDir, id))) return;
   const session = await store.open(id);
   try {

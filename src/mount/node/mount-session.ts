@@ -44,7 +44,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
   const mountPoint = resolve(dir);
   if (process.platform === 'linux' && !existsSync('/dev/fuse')) {
     throw new ForgeError('MOUNT_UNAVAILABLE', 'There is no /dev/fuse on this machine, so a session cannot be mounted.', {
-      hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN.',
+      hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN; or use forge mount --copy (a real directory synced at each turn).',
     });
   }
   const Fuse = loadFuse();

@@ -144,7 +144,7 @@ describe('forge mount --copy: the mount\'s contract on a real directory', () => 
     );
   }, 300_000);
 
-  it('finds a same-size rewrite whose mtime was set back (the stat cache compares ctime and inode too), and hashes nothing else', async () => {
+  it('finds a same-size rewrite whose mtime was set back (the stat cache compares ctime and inode too), and nothing once the cache is renewed', async () => {
     const repo = makeRepo({ files: BASE });
     const { session } = await openSession(repo, 'stat');
     const dir = makeTempDir('copy-stat');
@@ -193,6 +193,15 @@ describe('forge mount --copy: the mount\'s contract on a real directory', () => 
     expect(discard.status, discard.stderr).toBe(0);
     expect(fs.readFileSync(join(dir, 'd1/b'), 'utf8')).toBe('bee\n');
     expect(fs.readFileSync(join(dir, 'out.log'), 'utf8')).toBe('ignored\n');
+
+    // Forgotten: the directory stays, forge no longer syncs it.
+    const forget = forge(['mount', '--unmount', '--copy', '--repo', repo.dir, 'cli']);
+    expect(forget.status, forget.stderr).toBe(0);
+    expect(forget.stdout).toContain(`forgot ${dir}`);
+    fs.writeFileSync(join(dir, 'a'), 'not synced\n');
+    const last = forge(['turn', '--repo', repo.dir, '--session', 'cli', '--calls', '-', '--json'], { input: '[]' });
+    expect(last.status, last.stderr).toBe(0);
+    expect(git(repo.gitdir, ['show', `${(JSON.parse(last.stdout) as { commit: string }).commit}:a`]).stdout).toBe('changed in the directory\n');
     expectFsckClean(repo.gitdir);
   });
 });

@@ -74,7 +74,8 @@ export class SessionCommandWorkspace implements CommandWorkspace {
       return mounted;
     } catch (error) {
       await rmdir(dir).catch(() => undefined);
-      if (error instanceof ForgeError && error.code === 'MOUNT_UNAVAILABLE') {
+      // No FUSE here, or libfuse cannot mount (a container without the capability): commands run in a copy.
+      if (error instanceof ForgeError && (error.code === 'MOUNT_UNAVAILABLE' || error.code === 'MOUNT_FAILED')) {
         this.unavailable = error.message;
         return null;
       }

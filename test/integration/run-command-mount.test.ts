@@ -5,6 +5,7 @@
  * mount sharing the tool calls' queue) is used as it is. Without FUSE (or with mounting off) the
  * command runs in a copy with the scratch directory's ignored files linked in.
  */
+import { spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -14,11 +15,13 @@ import { createRunCommandTool, type RunCommandOutput } from '../../src/agent/nod
 import { SessionToolRunner } from '../../src/agent/tool-calls';
 import { SessionCommandWorkspace } from '../../src/mount/node/command-mount';
 import { mountSession } from '../../src/mount/node/mount-session';
+import { mountsStartingWith } from '../../src/mount/node/mount-table';
 import { scratchDirOf } from '../../src/mount/node/scratch-dir';
 import { SerialQueue } from '../../src/session/serial-queue';
 import { allowAll, BUILTIN_TOOLS, ToolRegistry, type ToolResult } from '../../src/tools';
+import { FORGE_BIN, forge } from '../helpers/forge-cli';
 import { expectFsckClean } from '../helpers/fsck';
-import { git } from '../helpers/git-cli';
+import { git, hermeticGitEnv } from '../helpers/git-cli';
 import { describeMount, openSession } from '../helpers/mount';
 import { makeRepo } from '../helpers/repos';
 import { makeTempDir } from '../helpers/temp';
@@ -137,6 +140,66 @@ describeMount('run_command in the mount', () => {
     // The mount's own edits are their own units again afterwards.
     await fsp.writeFile(join(dir, 'later.txt'), 'later\n');
     expect(session.state.undo?.tool).toBe('mount');
+  });
+});
+
+describeMount('run_command\'s private mounts', () => {
+  it('the private mount of a forge turn killed with SIGKILL is detached and removed by the next one', async () => {
+    const repo = makeRepo({ files: FILES });
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'killed']).status).toBe(0);
+    const tmp = makeTempDir('rc-private');
+    const prefix = join(tmp, 'forge-run-mount-');
+    const calls = JSON.stringify([{ tool: 'run_command', args: { command: 'sleep 60' } }]);
+    const child = spawn(process.execPath, [FORGE_BIN, 'turn', '--repo', repo.dir, '--session', 'killed', '--calls', '-'], {
+      env: { ...hermeticGitEnv(), PATH: process.env.PATH ?? '', TMPDIR: tmp },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    child.stdin!.end(calls);
+    const deadline = Date.now() + 20_000;
+    while (mountsStartingWith(prefix).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const [stale] = mountsStartingWith(prefix);
+    expect(stale, 'forge turn mounted the session for run_command').toBeDefined();
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(mountsStartingWith(prefix).map((m) => m.dir)).toEqual([stale!.dir]);
+
+    const { session } = await openSession(repo, 'next');
+    const workspace = new SessionCommandWorkspace(session, { tmpDir: tmp });
+    onTestFinished(async () => {
+      await workspace.close();
+      await session.close();
+    });
+    const registry = new ToolRegistry([...BUILTIN_TOOLS, createRunCommandTool({ workspace, env: { PATH: process.env.PATH } })]);
+    const out = ok(await new SessionToolRunner(session, { approval: allowAll, registry }).call({ tool: 'run_command', args: { command: 'true' } })) as unknown as RunCommandOutput;
+    expect(out.workspace).toBe('mount');
+    const now = mountsStartingWith(prefix).map((m) => m.dir);
+    expect(now).toHaveLength(1);
+    expect(now).not.toContain(stale!.dir);
+    expect(existsSync(stale!.dir)).toBe(false);
+    expectFsckClean(repo.gitdir);
+  }, 60_000);
+
+  it('forge turn runs run_command in a mount it makes, commits what apply_changes kept, and leaves no mount behind', () => {
+    const repo = makeRepo({ files: FILES });
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'cli']).status).toBe(0);
+    const tmp = makeTempDir('rc-cli');
+    const calls = [
+      { tool: 'run_command', args: { command: 'pwd; cat src/a.txt; echo rewritten > src/a.txt', apply_changes: true } },
+      { tool: 'run_command', args: { command: 'cat src/a.txt; rm src/b.txt' } },
+    ];
+    const turn = forge(['turn', '--repo', repo.dir, '--session', 'cli', '--calls', '-', '--json'], { input: JSON.stringify(calls), env: { TMPDIR: tmp } });
+    expect(turn.status, turn.stderr).toBe(0);
+    const result = JSON.parse(turn.stdout) as { commit: string; results: Array<{ output: RunCommandOutput }> };
+    const [first, second] = result.results.map((r) => r.output);
+    expect(first!.workspace).toBe('mount');
+    expect(first!.output).toMatch(new RegExp(`^${tmp}/forge-run-mount-\\w+\nalpha\n$`));
+    expect(second!.output).toBe('rewritten\n');
+    expect(second!.applied).toBe(false);
+    expect(git(repo.gitdir, ['show', `${result.commit}:src/a.txt`]).stdout).toBe('rewritten\n');
+    expect(git(repo.gitdir, ['show', `${result.commit}:src/b.txt`]).stdout).toBe('beta\n');
+    expect(mountsStartingWith(join(tmp, 'forge-run-mount-'))).toEqual([]);
+    expect(nodeFs.readdirSync(tmp)).toEqual([]);
+    expectFsckClean(repo.gitdir);
   });
 });
 

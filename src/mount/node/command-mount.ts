@@ -5,11 +5,12 @@
  * costs no mount) and unmounted when it ends. Where FUSE is missing the answer is null and the
  * command runs in a copy, with the session's scratch directory (its ignored files) linked in.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, rmdirSync } from 'node:fs';
 import { mkdtemp, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { CommandMount, CommandWorkspace } from '../../agent/node/run-command';
 import { ForgeError } from '../../errors';
 import type { Session } from '../../session';
@@ -18,8 +19,35 @@ import type { ToolsConfig } from '../../tools';
 import type { WritableVfs } from '../../vfs/types';
 import { lendView } from '../session-edits';
 import { mountSession, type MountedSession } from './mount-session';
+import { parseForgeFsName, mountsStartingWith } from './mount-table';
 import { mountOf } from './mounts-in-process';
 import { scratchDirOf } from './scratch-dir';
+
+const run = promisify(execFile);
+const PRIVATE_PREFIX = 'forge-run-mount-';
+
+/**
+ * The private mounts of processes that were killed (their mount points answer ENOTCONN): each
+ * is detached and its directory removed, so killed runs do not pile up stale mount points.
+ */
+async function clearStalePrivateMounts(prefix: string): Promise<void> {
+  for (const entry of mountsStartingWith(prefix)) {
+    const owner = parseForgeFsName(entry.source);
+    if (owner === null || isAlive(owner.pid)) continue;
+    const [cmd, args] = process.platform === 'darwin' ? ['umount', ['-f', entry.dir]] : ['fusermount', ['-uz', entry.dir]];
+    await run(cmd, args).catch(() => undefined);
+    await rmdir(entry.dir).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
 
 export interface SessionCommandWorkspaceOptions {
   /** Where the private mount point is made. Default os.tmpdir(). */
@@ -65,7 +93,9 @@ export class SessionCommandWorkspace implements CommandWorkspace {
   }
 
   private async mountPrivately(config: ToolsConfig): Promise<MountedSession | null> {
-    const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'forge-run-mount-'));
+    const prefix = join(this.options.tmpDir ?? tmpdir(), PRIVATE_PREFIX);
+    await clearStalePrivateMounts(prefix);
+    const dir = await mkdtemp(prefix);
     try {
       const mounted = await mountSession(this.session, dir, { config, ...(this.options.log ? { log: this.options.log } : {}) });
       this.ownDir = dir;

@@ -12,9 +12,9 @@ import { openStore } from '../open';
 import { loadSettings } from '../settings';
 
 interface MountOptions extends CommonOptions {
+  copy?: boolean;
   unmount?: boolean;
   scratch: boolean;
-  copy?: boolean;
 }
 
 export function registerMount(program: Command): void {
@@ -22,9 +22,9 @@ export function registerMount(program: Command): void {
     .description('mount a session as a live directory (FUSE): programs read the view, their writes become the session\'s pending edits')
     .argument('[session]', 'the session to mount')
     .argument('[dir]', 'an empty directory to mount it on')
+    .option('--copy', 'without FUSE: materialize the session into the directory once; its changes are found (stat data, then hashes) at each forge turn, undo, discard and forge mount --copy, and forge\'s edits are written back into it')
     .option('--unmount', 'unmount the forge mount at the directory given (forge mount --unmount <dir>)')
     .option('--no-scratch', 'keep ignored paths (node_modules/, dist/) in the pending layer instead of the session\'s scratch directory')
-    .option('--copy', 'without FUSE: materialize the session into the directory once; its changes are found (stat data, then hashes) at each forge turn, undo, discard and forge mount --copy, and forge\'s edits are written back into it')
     .action(async (first: string | undefined, second: string | undefined, options: MountOptions) => {
       const { mountSession, unmountDir } = await import('../../mount/node/mount-session');
       if (options.copy) return mountCopy(first, second, options);

@@ -51,14 +51,13 @@ export function registerSession(program: Command): void {
     .description('drop the pending (uncommitted) changes of a session (works on a damaged journal too)')
     .option('--force', 'also when another process holds the session: its next write fails and reloads the branch head')
     .action(async (id: string, options: CommonOptions & { force?: boolean }) => {
-      const store = await openStore(options);
-      const result = await store.discard(id, { force: options.force === true });
-      // A copy directory of the session (forge mount --copy) holds the view again: its changes are gone too.
-      await resetCopy(store, id);
+      const result = await (await openStore(options)).discard(id, { force: options.force === true });
       emit(options, { session: id, discarded: result.discarded, ...(result.unreadable ? { unreadable: result.unreadable } : {}) }, () =>
         result.unreadable ? `Discarded the unreadable pending-changes journal of ${id} (${result.unreadable}).` : `Discarded ${result.discarded.length} pending change(s) of ${id}.`,
         'report',
       );
+      // A copy directory of the session (forge mount --copy) holds the view again: its changes are gone too.
+      await resetCopy(await openStore(options), id);
     });
 }
 

@@ -15,8 +15,8 @@ import { GuestQueue, type SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
-import { forgetMount, rememberMount } from './mounts-in-process';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
+import { rememberMount } from './mounts-in-process';
 
 const run = promisify(execFile);
 
@@ -42,6 +42,8 @@ export interface MountedSession {
 
 export async function mountSession(session: Session, dir: string, options: MountSessionOptions = {}): Promise<MountedSession> {
   const mountPoint = resolve(dir);
+  // A guest of a shared queue: a run_command in this process can let the mount's operations in while it waits for them.
+  if (options.queue !== undefined && !(options.queue instanceof GuestQueue)) options = { ...options, queue: new GuestQueue(options.queue) };
   if (process.platform === 'linux' && !existsSync('/dev/fuse')) {
     throw new ForgeError('MOUNT_UNAVAILABLE', 'There is no /dev/fuse on this machine, so a session cannot be mounted.', {
       hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN; or use forge mount --copy (a real directory synced at each turn).',
@@ -61,8 +63,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
   const fs = new MountFs(session, {
     ...(scratchDir !== undefined ? { scratch: new ScratchDir(scratchDir) } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
-    // A guest of the shared queue: a run_command in this process can let the mount's operations in while it waits for them.
-    ...(options.queue !== undefined ? { queue: new GuestQueue(options.queue) } : {}),
+    ...(options.queue !== undefined ? { queue: options.queue } : {}),
   });
   const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
   const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
@@ -77,19 +78,16 @@ export async function mountSession(session: Session, dir: string, options: Mount
   });
   await new Promise<void>((done, fail) => fuse.mount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot mount at ${mountPoint}: ${error.message}.`)) : done())));
   let unmounted: Promise<void> | undefined;
-  const mounted: MountedSession = {
+  return rememberMount(session, {
     dir: mountPoint,
     fs,
     ...(scratchDir !== undefined ? { scratchDir } : {}),
     unmount: () =>
       (unmounted ??= (async () => {
-        forgetMount(session, mounted);
         await fs.flushAll();
         await new Promise<void>((done, fail) => fuse.unmount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot unmount ${mountPoint}: ${error.message}.`)) : done())));
       })()),
-  };
-  rememberMount(session, mounted);
-  return mounted;
+  });
 }
 
 /**

@@ -7,11 +7,20 @@ import type { MountedSession } from './mount-session';
 
 const mounts = new Map<Session, MountedSession[]>();
 
-export function rememberMount(session: Session, mount: MountedSession): void {
-  mounts.set(session, [...(mounts.get(session) ?? []), mount]);
+/** The mount, remembered until its unmount() is called. */
+export function rememberMount(session: Session, mount: MountedSession): MountedSession {
+  const remembered: MountedSession = {
+    ...mount,
+    unmount: () => {
+      forgetMount(session, remembered);
+      return mount.unmount();
+    },
+  };
+  mounts.set(session, [...(mounts.get(session) ?? []), remembered]);
+  return remembered;
 }
 
-export function forgetMount(session: Session, mount: MountedSession): void {
+function forgetMount(session: Session, mount: MountedSession): void {
   const rest = (mounts.get(session) ?? []).filter((m) => m !== mount);
   if (rest.length > 0) mounts.set(session, rest);
   else mounts.delete(session);

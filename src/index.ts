@@ -9,8 +9,9 @@ export * from './browser';
 export * from './browser-repo-tools';
 export { nodePlatform } from './git/node/platform';
 export { nodeWorktreeSync } from './branches/node/worktree-sync';
-export { createRunCommandTool, type RunCommandOptions } from './agent/node/run-command';
+export { createRunCommandTool, type RunCommandOptions, type CommandMount, type CommandWorkspace } from './agent/node/run-command';
 export { mountSession, unmountDir, type MountedSession, type MountSessionOptions } from './mount/node/mount-session';
+export { SessionCommandWorkspace, type SessionCommandWorkspaceOptions } from './mount/node/command-mount';
 export { MountFs, SerialQueue, type MountFsOptions, type ScratchLayer } from './mount';
 export {
   pushSessions,

@@ -36,6 +36,7 @@ const NODE_ADAPTERS = [
   // forge mount: a FUSE file system (MountFs answers its operations, SerialQueue orders them with tool calls).
   'mountSession',
   'unmountDir',
+  'SessionCommandWorkspace',
   'MountFs',
   'SerialQueue',
 ];

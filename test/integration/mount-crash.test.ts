@@ -1,8 +1,10 @@
 /**
- * Issue 27, done-when 3 (the short CI version): `forge mount` killed with SIGKILL while a writer
- * writes and closes files. After each kill every file whose close returned is in the session,
- * the stale mount point is cleaned up by the next mount, mounting again works, and
- * `git fsck --strict` is clean. `forge mount --unmount` stops a live mount cleanly.
+ * Issue 27, done-when 3: `forge mount` killed with SIGKILL while a writer writes and closes
+ * files. After each kill every file whose close returned is in the session (read back through
+ * the next mount), `git fsck --strict` is clean, the stale mount point is cleaned up by the next
+ * mount, and mounting again works. `forge mount --unmount` stops a live mount cleanly. CI runs 3
+ * kills; `npm run fault:mount [-- KILLS SEED]` (scripts/fault-mount-long.mjs) runs 100 at
+ * seeded random moments (FORGE_MOUNT_KILLS, FORGE_MOUNT_SEED).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
@@ -30,6 +32,22 @@ async function startMount(repoDir: string, session: string, dir: string): Promis
   return child;
 }
 
+const KILLS = Number(process.env.FORGE_MOUNT_KILLS ?? 3);
+const SEED = Number(process.env.FORGE_MOUNT_SEED ?? 1);
+
+/** When each round's kill comes (ms after the writer starts): fixed for CI, seeded random for the long run. */
+function killTimes(): number[] {
+  if (KILLS === 3 && process.env.FORGE_MOUNT_SEED === undefined) return [300, 700, 150];
+  let a = SEED >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return Array.from({ length: KILLS }, () => 20 + Math.floor(next() * 900));
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
@@ -42,8 +60,14 @@ describeMount('forge mount killed with SIGKILL', () => {
     await fsp.mkdir(dir);
     const log = join(makeTempDir('crash-log'), 'closed.txt');
     const closed = new Map<string, string>();
-    for (const [round, killAfterMs] of [[1, 300], [2, 700], [3, 150]] as const) {
+    let lastRound = new Map<string, string>();
+    for (const [index, killAfterMs] of killTimes().entries()) {
+      const round = index + 1;
+      // Mounting again works, on the mount point the last kill left stale.
       const mount = await startMount(repo.dir, created.id, dir);
+      // What the last round closed before its kill is in the session.
+      for (const [name, content] of lastRound) expect(await fsp.readFile(join(dir, name), 'utf8'), `round ${round}: ${name}`).toBe(content);
+      lastRound = new Map();
       // Each file is logged only after its close() returned without an error. (A shell's `echo >
       // f` is no writer for this: bash ignores the error of the close that ends a redirection, so
       // a file whose last flush failed because the mount was killed would be logged too.)
@@ -64,8 +88,13 @@ describeMount('forge mount killed with SIGKILL', () => {
       await writer;
       for (const line of (await fsp.readFile(log, 'utf8').catch(() => '')).split('\n')) {
         const space = line.indexOf(' ');
-        if (space > 0) closed.set(line.slice(0, space), `${line.slice(space + 1)}\n`);
+        if (space <= 0) continue;
+        const [name, content] = [line.slice(0, space), `${line.slice(space + 1)}\n`];
+        if (!closed.has(name)) lastRound.set(name, content);
+        closed.set(name, content);
       }
+      expectFsckClean(repo.gitdir);
+      if (KILLS > 3) process.stderr.write(`kill ${round}/${KILLS} after ${killAfterMs} ms: ${lastRound.size} file(s) closed this round, ${closed.size} in all\n`);
     }
     expect(closed.size).toBeGreaterThan(0);
     // The mount point was left stale by the last kill: the next mount cleans it up.
@@ -80,5 +109,5 @@ describeMount('forge mount killed with SIGKILL', () => {
     const tree = git(repo.gitdir, ['ls-tree', '--name-only', `forge/session/${created.id}`]).stdout.split('\n');
     for (const name of closed.keys()) expect(tree, name).toContain(name);
     expectFsckClean(repo.gitdir);
-  }, 120_000);
+  }, 120_000 + KILLS * 15_000);
 });

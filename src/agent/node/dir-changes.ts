@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toForgeError } from '../../errors';
 import type { GitFs } from '../../git';
@@ -26,6 +26,8 @@ export interface DirSnapshot {
   before: Map<string, { oid: string; mode: FileMode }>;
   trackedDirs: Set<string>;
   ignored: (path: string, isDir: boolean) => boolean;
+  /** Ignored directories linked in from the scratch directory (a symlink is not a directory to .gitignore). */
+  linked?: Set<string>;
 }
 
 /** Writes the visible part of `vfs` into the empty directory `dir`. */
@@ -44,10 +46,14 @@ export async function snapshotOf(view: Vfs): Promise<DirSnapshot> {
   return { before, trackedDirs, ignored: await gitignoreRules(view, entries) };
 }
 
-/** Files added, modified (content or mode) and deleted in `dir` since the snapshot. */
-export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
+/**
+ * Files added, modified (content or mode) and deleted in `dir` since the snapshot. With a stat
+ * cache (forge mount --copy) a file whose stat data matches its entry is not read (git's index).
+ */
+export async function detectChanges(dir: string, snapshot: DirSnapshot, cache?: StatCache): Promise<{ changes: DirChanges; disk: Map<string, DiskFile> }> {
   const { before } = snapshot;
-  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, snapshot.ignored);
+  const linked = snapshot.linked ?? new Set<string>();
+  const disk = await scanWorkDir(dir, before, snapshot.trackedDirs, (path, isDir) => linked.has(path) || snapshot.ignored(path, isDir), cache);
   const changes: DirChanges = { added: [], modified: [], deleted: [] };
   for (const [path, file] of disk) {
     const old = before.get(path);
@@ -56,6 +62,31 @@ export async function detectChanges(dir: string, snapshot: DirSnapshot): Promise
   }
   for (const path of before.keys()) if (!disk.has(path)) changes.deleted.push(path);
   return { changes, disk };
+}
+
+/**
+ * Links the session's ignored files (its scratch directory: node_modules/, dist/) into a copy, so
+ * a command finds its dependencies. Each ignored path the copy lacks becomes a symlink to the
+ * scratch directory's (what the command writes through it stays there, as in the mount); ignored
+ * paths are never walked by detectChanges, so nothing of them comes back into the view.
+ */
+export async function linkScratch(scratch: string, dir: string, snapshot: DirSnapshot): Promise<void> {
+  const walk = async (rel: string): Promise<void> => {
+    for (const name of await readdir(join(scratch, rel)).catch(() => [] as string[])) {
+      if (isGitDirName(name)) continue;
+      const path = rel === '' ? name : `${rel}/${name}`;
+      const source = await lstat(join(scratch, path));
+      const here = await lstat(join(dir, path)).catch(() => null);
+      if (here === null) {
+        if (!snapshot.ignored(path, source.isDirectory()) || snapshot.trackedDirs.has(path)) continue;
+        await symlink(join(scratch, path), join(dir, path));
+        (snapshot.linked ??= new Set()).add(path);
+      } else if (here.isDirectory() && source.isDirectory()) {
+        await walk(path);
+      }
+    }
+  };
+  await walk('');
 }
 
 function gitBlobOid(bytes: Uint8Array): string {
@@ -75,13 +106,63 @@ export function visibleView(view: Vfs, config: ToolsConfig): Vfs {
 }
 
 export interface DiskFile {
-  bytes: Uint8Array;
+  /** Absent when the stat cache vouched for the file (read on use: diskBytes). */
+  bytes?: Uint8Array;
+  /** Where it is on disk. */
+  abs: string;
   mode: FileMode;
   oid: string;
 }
 
+/** A file's bytes (a symlink's target), read now if the scan did not. */
+export async function diskBytes(file: DiskFile): Promise<Uint8Array> {
+  if (file.bytes) return file.bytes;
+  return file.mode === '120000' ? new TextEncoder().encode(await readlink(file.abs)) : new Uint8Array(await readFile(file.abs));
+}
+
+/**
+ * What a directory's files were when last hashed (as git's index keeps): a file whose size,
+ * mtime, ctime, inode and kind are unchanged still has that oid. `trustedBefore`: entries are
+ * only trusted for files last modified before this time (a write in the same clock tick as the
+ * hashing would not change the stat data: git's racy-clean rule).
+ */
+export interface StatCache {
+  files: Map<string, StatEntry>;
+  trustedBefore: number;
+}
+
+export interface StatEntry {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  mode: FileMode;
+  oid: string;
+}
+
+export function statEntry(st: nodeFs.Stats, oid: string): StatEntry {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: modeOf(st), oid };
+}
+
+function modeOf(st: nodeFs.Stats): FileMode {
+  return st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
+}
+
+function cachedOid(cache: StatCache | undefined, path: string, st: nodeFs.Stats): string | null {
+  const entry = cache?.files.get(path);
+  if (!entry || st.mtimeMs >= cache!.trustedBefore || st.ctimeMs >= cache!.trustedBefore) return null;
+  const same = entry.size === st.size && entry.mtimeMs === st.mtimeMs && entry.ctimeMs === st.ctimeMs && entry.ino === st.ino && entry.mode === modeOf(st);
+  return same ? entry.oid : null;
+}
+
 /** Files and symlinks under root that are tracked, or new and not ignored. */
-async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, trackedDirs: ReadonlySet<string>, ignored: (path: string, isDir: boolean) => boolean): Promise<Map<string, DiskFile>> {
+async function scanWorkDir(
+  root: string,
+  tracked: ReadonlyMap<string, unknown>,
+  trackedDirs: ReadonlySet<string>,
+  ignored: (path: string, isDir: boolean) => boolean,
+  cache?: StatCache,
+): Promise<Map<string, DiskFile>> {
   const out = new Map<string, DiskFile>();
   const walk = async (rel: string): Promise<void> => {
     const names = (await readdir(join(root, rel))).sort();
@@ -95,9 +176,14 @@ async function scanWorkDir(root: string, tracked: ReadonlyMap<string, unknown>, 
         await walk(path);
       } else if (st.isSymbolicLink() || st.isFile()) {
         if (!tracked.has(path) && ignored(path, false)) continue;
+        const mode = modeOf(st);
+        const oid = cachedOid(cache, path, st);
+        if (oid !== null) {
+          out.set(path, { abs, mode, oid });
+          continue;
+        }
         const bytes = st.isSymbolicLink() ? new TextEncoder().encode(await readlink(abs)) : new Uint8Array(await readFile(abs));
-        const mode: FileMode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
-        out.set(path, { bytes, mode, oid: gitBlobOid(bytes) });
+        out.set(path, { bytes, abs, mode, oid: gitBlobOid(bytes) });
       }
     }
   };
@@ -128,7 +214,7 @@ export async function applyChanges(
     const file = disk.get(path)!;
     try {
       await checkPath(vfs, config, { field, path, role: 'write' });
-      await vfs.writeFile(path, file.bytes, { mode: file.mode });
+      await vfs.writeFile(path, await diskBytes(file), { mode: file.mode });
     } catch (error) {
       const e = toForgeError(error);
       skipped.push({ path, code: e.code, message: e.message });

@@ -251,7 +251,15 @@ async function run(options: RunOptions): Promise<void> {
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else if (!cliGlobals.quiet || event.type === 'error') write(renderEvent(event));
   };
-  const registry = await cliToolRegistryFor(session.repo, session.vfs, runCommand);
+  // A copy directory of the session (forge mount --copy): its changes first, the run's written back at the end.
+  const { CopyMount } = await import('../../mount/node/copy-mount');
+  const { DEFAULT_TOOLS_CONFIG } = await import('../../tools');
+  const copy = await CopyMount.find(session, settings.denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths: settings.denied_paths } : DEFAULT_TOOLS_CONFIG);
+  await copy?.sync();
+  // run_command runs in the session's mount (made on its first use, kept for the run, then unmounted).
+  const { SessionCommandWorkspace } = await import('../../mount/node/command-mount');
+  const workspace = new SessionCommandWorkspace(session);
+  const registry = await cliToolRegistryFor(session.repo, session.vfs, { ...runCommand, workspace });
   const agent = new Agent({
     session,
     ...(settings.denied_paths !== undefined ? { toolsConfig: { denied_paths: settings.denied_paths } } : {}),
@@ -277,6 +285,8 @@ async function run(options: RunOptions): Promise<void> {
     result = await runTurns(options.push !== undefined ? pushingAfterEachTurn(agent, options, onEvent) : agent, plan, { ...(maxTurns !== undefined ? { maxTurns } : {}), onEvent });
   } finally {
     process.off('SIGINT', onSigint);
+    await workspace.close();
+    await copy?.writeBack();
   }
   if (result.error) {
     // Already reported as events: one line on stderr, and the exit code.

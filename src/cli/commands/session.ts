@@ -1,6 +1,7 @@
 /** forge session new | list | discard */
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import type { SessionMode } from '../../session';
+import type { SessionMode, SessionStore } from '../../session';
 import { paint } from '../color';
 import { cliGlobals } from '../globals';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -55,5 +56,18 @@ export function registerSession(program: Command): void {
         result.unreadable ? `Discarded the unreadable pending-changes journal of ${id} (${result.unreadable}).` : `Discarded ${result.discarded.length} pending change(s) of ${id}.`,
         'report',
       );
+      // A copy directory of the session (forge mount --copy) holds the view again: its changes are gone too.
+      await resetCopy(await openStore(options), id);
     });
+}
+
+async function resetCopy(store: SessionStore, id: string): Promise<void> {
+  const { CopyMount, copyRecordPath } = await import('../../mount/node/copy-mount');
+  if (!existsSync(copyRecordPath(store.repo.commonDir, id))) return;
+  const session = await store.open(id);
+  try {
+    await (await CopyMount.find(session))?.writeBack();
+  } finally {
+    await session.close();
+  }
 }

@@ -1,5 +1,6 @@
 /** forge turn --session <id> --calls FILE|- : apply tool calls to the work-in-progress view, commit one turn. */
 import type { Command } from 'commander';
+import { DEFAULT_TOOLS_CONFIG } from '../../tools';
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { SessionToolRunner } from '../../agent/tool-calls';
@@ -40,12 +41,25 @@ export function registerTurn(program: Command): void {
       const { denied_paths } = loadSettings(store.repo.workdir, {});
       const session = await store.open(options.session);
       for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
-      const registry = await cliToolRegistryFor(session.repo, session.vfs);
+      // A copy directory of the session (forge mount --copy): its changes first, forge's written back after the commit.
+      const { CopyMount } = await import('../../mount/node/copy-mount');
+      const copy = await CopyMount.find(session, denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG);
+      await copy?.sync();
+      // run_command runs in the session's mount (made on its first use, unmounted before the commit).
+      const { SessionCommandWorkspace } = await import('../../mount/node/command-mount');
+      const workspace = new SessionCommandWorkspace(session);
+      const registry = await cliToolRegistryFor(session.repo, session.vfs, { workspace });
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);
       const runner = new SessionToolRunner(session, { approval, registry, ...(denied_paths !== undefined ? { config: { denied_paths } } : {}) });
-      const results = await runner.callAll(calls);
+      let results;
+      try {
+        results = await runner.callAll(calls);
+      } finally {
+        await workspace.close();
+      }
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
+      await copy?.writeBack();
       const json = {
         session: session.id,
         commit: turn.commit,

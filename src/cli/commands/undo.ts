@@ -2,17 +2,24 @@
 import type { Command } from 'commander';
 import { SessionToolRunner } from '../../agent/tool-calls';
 import { ForgeError } from '../../errors';
-import { allowAll } from '../../tools';
+import { allowAll, DEFAULT_TOOLS_CONFIG } from '../../tools';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
 import { openStore } from '../open';
+import { loadSettings } from '../settings';
 
 export function registerUndo(program: Command): void {
   common(program.command('undo'))
     .description("revert the session's last edit (hash-verified) with a commit on its branch")
     .requiredOption('--session <id>', 'the session')
     .action(async (options: CommonOptions & { session: string }) => {
-      const session = await (await openStore(options)).open(options.session);
+      const store = await openStore(options);
+      const session = await store.open(options.session);
+      // A copy directory of the session (forge mount --copy): what changed there is pending, like any edit.
+      const { CopyMount } = await import('../../mount/node/copy-mount');
+      const { denied_paths } = loadSettings(store.repo.workdir, {});
+      const copy = await CopyMount.find(session, denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG);
+      await copy?.sync();
       const pending = await session.vfs.diff();
       if (pending.length > 0) {
         throw new ForgeError('SESSION_HAS_PENDING', `Session ${session.id} has ${pending.length} uncommitted change(s); commit them with "forge turn" or drop them with "forge session discard" before undoing.`, {
@@ -34,6 +41,7 @@ export function registerUndo(program: Command): void {
         });
       }
       const turn = await session.commitTurn({ message: `Undo: ${entry!.summary}` });
+      await copy?.writeBack();
       const output = result.output as { reverted: number; paths: string[] };
       emit(options, { session: session.id, commit: turn.commit, turn: turn.turn, reverted: output.reverted, paths: output.paths }, () =>
         `Reverted ${output.reverted} file(s): ${output.paths.join(', ')}\ncommitted ${shortOid(turn.commit)} on ${session.branch} (turn ${turn.turn})`,

@@ -11,11 +11,12 @@ import { ForgeError } from '../../errors';
 import type { Session } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
-import type { SerialQueue } from '../../session/serial-queue';
+import { GuestQueue, type SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
+import { rememberMount } from './mounts-in-process';
 
 const run = promisify(execFile);
 
@@ -41,9 +42,11 @@ export interface MountedSession {
 
 export async function mountSession(session: Session, dir: string, options: MountSessionOptions = {}): Promise<MountedSession> {
   const mountPoint = resolve(dir);
+  // A guest of a shared queue: a run_command in this process can let the mount's operations in while it waits for them.
+  if (options.queue !== undefined && !(options.queue instanceof GuestQueue)) options = { ...options, queue: new GuestQueue(options.queue) };
   if (process.platform === 'linux' && !existsSync('/dev/fuse')) {
     throw new ForgeError('MOUNT_UNAVAILABLE', 'There is no /dev/fuse on this machine, so a session cannot be mounted.', {
-      hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN.',
+      hint: 'Load the fuse kernel module (modprobe fuse), or in a container pass --device /dev/fuse --cap-add SYS_ADMIN; or use forge mount --copy (a real directory synced at each turn).',
     });
   }
   const Fuse = loadFuse();
@@ -75,7 +78,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
   });
   await new Promise<void>((done, fail) => fuse.mount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot mount at ${mountPoint}: ${error.message}.`)) : done())));
   let unmounted: Promise<void> | undefined;
-  return {
+  return rememberMount(session, {
     dir: mountPoint,
     fs,
     ...(scratchDir !== undefined ? { scratchDir } : {}),
@@ -84,7 +87,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
         await fs.flushAll();
         await new Promise<void>((done, fail) => fuse.unmount((error) => (error ? fail(new ForgeError('MOUNT_FAILED', `Cannot unmount ${mountPoint}: ${error.message}.`)) : done())));
       })()),
-  };
+  });
 }
 
 /**

@@ -22,22 +22,31 @@ export function parseForgeFsName(source: string): { session: string; pid: number
 
 /** The kernel's mount at exactly `dir`, or null (and null where there is no mountinfo). */
 export function mountAt(dir: string): MountEntry | null {
+  let found: MountEntry | null = null;
+  for (const entry of mountTable()) if (entry.dir === dir) found = entry; // the last one is on top
+  return found;
+}
+
+/** Every mount whose mount point starts with `prefix` (run_command's private mounts in the temp directory). */
+export function mountsStartingWith(prefix: string): MountEntry[] {
+  return mountTable().filter((entry) => entry.dir.startsWith(prefix));
+}
+
+function mountTable(): MountEntry[] {
   let text: string;
   try {
     text = readFileSync('/proc/self/mountinfo', 'utf8');
   } catch {
-    return null;
+    return [];
   }
-  let found: MountEntry | null = null;
+  const out: MountEntry[] = [];
   for (const line of text.split('\n')) {
     const [left, right] = line.split(' - ');
     if (!left || !right) continue;
-    const mountPoint = unescape(left.split(' ')[4] ?? '');
-    if (mountPoint !== dir) continue;
     const [fsType = '', source = ''] = right.split(' ');
-    found = { dir: mountPoint, source: unescape(source), fsType }; // the last one is on top
+    out.push({ dir: unescape(left.split(' ')[4] ?? ''), source: unescape(source), fsType });
   }
-  return found;
+  return out;
 }
 
 /** mountinfo writes space, tab, newline and backslash as \ooo. */

@@ -80,6 +80,8 @@ interface CommitMeta {
 
 /** Room for this many commits, and for the files of this many turns (a 500-turn session is 500). */
 const CACHED_COMMITS = 50_000;
+/** Whole timelines kept by session head: the pages open at once (a 500-turn one is a few MB). */
+const CACHED_TIMELINES = 8;
 
 async function commitMeta(repo: Repository, oid: string): Promise<CommitMeta> {
   const cache = repositoryCache<CommitMeta>(repo, 'timeline-commit', CACHED_COMMITS);
@@ -212,14 +214,21 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
   header.target = target ?? null;
   header.merged = await mergedInto(repo, head, target);
   if (state.parent) header.parent = state.parent;
+  // The turns are the same for the same head (its commits and its state's conversation): a
+  // timeline asked again (every live update of every open page) hands back the ones computed.
+  const computed = repositoryCache<TimelineTurn[]>(repo, 'timeline-turns', CACHED_TIMELINES);
+  const key = `${id}\0${head}`;
   async function* turns(): AsyncGenerator<TimelineTurn> {
+    const known = computed.get(key);
+    if (known) return yield* known;
+    const out: TimelineTurn[] = [];
     for (const [i, { oid: commit, meta }] of commits.entries()) {
       const own = lastOfTurn.get(meta.turn) === i;
       const { calls, model } = await commitToolCalls(repo, id, commit, meta.turn);
       const turnMessages = own ? (messages.get(meta.turn) ?? []) : [];
       const toolCalls = own ? calls : [];
       const files = await commitFiles(repo, id, commit, meta);
-      yield {
+      const turn: TimelineTurn = {
         turn: meta.turn,
         commit,
         time: meta.time,
@@ -231,7 +240,10 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
         conversation: interleave(turnMessages, toolCalls, new Map(files.map((f) => [f.path, f]))),
         files,
       };
+      out.push(turn);
+      yield turn;
     }
+    computed.set(key, out);
   }
   return { header, turns };
 }

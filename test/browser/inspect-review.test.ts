@@ -313,6 +313,17 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
       await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toMatch(/Clean: (merging into halfway would succeed|halfway would fast-forward)/);
       await shot('review-session-diff-target');
 
+      // A live refresh (the session branch moves under the page) keeps the reviewer's target.
+      const demoHead = rev('forge/session/demo');
+      git(repo.dir, ['update-ref', 'refs/heads/forge/session/demo', 'halfway']);
+      await expect.poll(() => diff.locator('h3').textContent(), { timeout: 15_000 }).toContain('since the session started');
+      expect(await page.locator('select.target').inputValue()).toBe('halfway');
+      expect(await diff.locator('h3').textContent()).toContain('merged into halfway');
+      git(repo.dir, ['update-ref', 'refs/heads/forge/session/demo', demoHead]);
+      await expect.poll(() => diff.locator('h3').textContent(), { timeout: 15_000 }).toContain('against halfway');
+      expect(await page.locator('select.target').inputValue()).toBe('halfway');
+      expect(await diff.locator('ul.file-list a.jump').allTextContents()).toEqual(expected);
+
       // Back to main: the diff follows again.
       await page.locator('select.target').selectOption('main');
       await page.waitForSelector('.session-diff[data-loaded="true"][data-target="main"]');

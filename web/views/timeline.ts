@@ -122,10 +122,11 @@ function mergeable(r: MergeResult): boolean {
  * The merge panel, the function that runs its preview (the page calls it once the timeline is
  * drawn) and the branch now chosen; `onTarget` hears of every other choice.
  */
-function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void, onTarget: (into: string) => void): { panel: HTMLElement; preview: () => void; target: () => string } {
+function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void, chosen: string | undefined, onTarget: (into: string) => void): { panel: HTMLElement; preview: () => void; target: () => string } {
   const { branches, heads } = known;
-  // The server's choice (the base branch, else HEAD's), so the page and the API agree.
-  const defaultTarget = timeline.target !== null && branches.includes(timeline.target) ? timeline.target : branches[0];
+  // The reviewer's earlier choice on this page (kept across live refreshes), else the server's
+  // (the base branch, else HEAD's), so the page and the API agree.
+  const defaultTarget = chosen !== undefined && branches.includes(chosen) ? chosen : timeline.target !== null && branches.includes(timeline.target) ? timeline.target : branches[0];
   const target = h('select.target', { 'aria-label': 'target branch' }, ...branches.map((b) => h('option', { value: b, selected: b === defaultTarget }, b)));
   const noFf = h('input', { type: 'checkbox', 'aria-label': 'no fast-forward' });
   const out = h('div.preview-result', {}, h('p', {}, 'Computing the merge (dry run)…'));
@@ -293,7 +294,7 @@ function compareForm(timeline: TimelineHeader): HTMLElement {
 }
 
 /** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
-function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks): { nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void } {
+function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks, target: { chosen?: string }): { nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void } {
   const diff = sessionDiffSection(timeline, marks);
   // The link to the diff names the branch it is against: the one chosen in the merge panel.
   const toFiles = h('a', { href: `#/s/${enc(timeline.session)}`, onclick: (e: Event) => (e.preventDefault(), diff.section.scrollIntoView({ block: 'start' })) });
@@ -301,7 +302,10 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
     toFiles.textContent = into ? `Files changed against ${into} ↓` : 'Files changed ↓';
     diff.load(into).catch((e: unknown) => diff.section.replaceChildren(h('p.refused', {}, String((e as Error).message))));
   };
-  const merge = mergePanel(timeline, branches, reload, loadDiff);
+  const merge = mergePanel(timeline, branches, reload, target.chosen, (into) => {
+    target.chosen = into;
+    loadDiff(into);
+  });
   toFiles.textContent = merge.target() ? `Files changed against ${merge.target()} ↓` : 'Files changed ↓';
   const nodes = [
     h(
@@ -354,6 +358,8 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
   let shown: Array<{ turn: TimelineTurn; markup: string }> = [];
   let headShown: HTMLElement[] = [];
   const byCommit = new Map<string, TimelineTurn>();
+  // The merge target the reviewer picked: a live refresh redraws the panel and the diff with it.
+  const target: { chosen?: string } = {};
   const section = h('section.timeline');
   // A fold's text is formatted the first time it opens: on the click that opens it (before it is
   // drawn open), or on "toggle" for any other way (captured: it does not bubble).
@@ -424,7 +430,7 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
       } else if ('timeline' in line) {
         header = line.timeline;
         const t = header;
-        head = branches.then((b) => headNodes(t, b, reload, marks));
+        head = branches.then((b) => headNodes(t, b, reload, marks, target));
         if (progressive) {
           void head.then(({ nodes, after }) => {
             if (!current()) return;

@@ -6,7 +6,7 @@
 import { sessionsMoved } from './confirm';
 import { clear, h } from './dom';
 import { blameView } from './views/blame';
-import { searchView } from './views/search';
+import { searchFieldsOf, searchHash, searchView } from './views/search';
 import { sessionsView } from './views/sessions';
 import { timelineView } from './views/timeline';
 import { compareView, treeView } from './views/tree';
@@ -21,9 +21,16 @@ function route(): void {
   stop();
   refreshOnChange = undefined;
   delete app.dataset.loaded;
-  const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   clear(crumbs);
   crumbs.append(h('a', { href: '#/' }, 'sessions'));
+  // #/search?grep=…&author=…&since=…&case=1: the query is read whole (a field may hold a "/").
+  const search = /^#\/search\?(.*)$/.exec(location.hash);
+  if (search) {
+    crumbs.append(' / search');
+    stop = searchView(app, searchFieldsOf(search[1]!));
+    return;
+  }
+  const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   const [view, a, ...rest] = parts;
   if (view === 's' && a) {
     crumbs.append(' / ', a);
@@ -41,8 +48,9 @@ function route(): void {
     crumbs.append(' / blame ', rest.join('/'), ' at ', a.slice(0, 10));
     stop = blameView(app, a, rest.join('/'));
   } else if (view === 'search') {
+    // #/search/<text>: the text alone, any case (older links).
     crumbs.append(' / search');
-    stop = searchView(app, a ?? '');
+    stop = searchView(app, { grep: a ?? '', author: '', since: '', matchCase: false });
   } else if (view === 'tree' && a) {
     crumbs.append(' / files at ', a.slice(0, 10));
     stop = treeView(app, a, rest.length ? rest.join('/') : undefined);
@@ -71,7 +79,7 @@ function connectLive(): void {
 document.getElementById('search')?.addEventListener('submit', (e) => {
   e.preventDefault();
   const text = (document.getElementById('search-text') as HTMLInputElement).value.trim();
-  if (text) location.hash = `#/search/${encodeURIComponent(text)}`;
+  if (text) location.hash = searchHash({ grep: text, author: '', since: '', matchCase: false });
 });
 
 window.addEventListener('hashchange', route);

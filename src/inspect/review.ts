@@ -8,7 +8,7 @@
 import { mergeBases, repositoryGraph } from '../branches';
 import { ForgeError } from '../errors';
 import type { Repository } from '../git';
-import { fileProvenance, searchSessions, type CallRef, type SessionSearchHit } from '../provenance';
+import { fileProvenance, parseSince, searchSessions, type CallRef, type SessionSearchHit } from '../provenance';
 import { SessionStore } from '../session';
 import { isSafeRegex } from '../tools/regex-safety';
 import { compareView } from './history';
@@ -78,7 +78,7 @@ export async function blameView(repo: Repository, revision: string, path: string
 export interface SearchQuery {
   grep?: string;
   author?: string;
-  /** ISO 8601 date or time. */
+  /** What `forge log --since` takes (`parseSince`): an ISO 8601 date or time, `@<unix seconds>`, "2 weeks ago". */
   since?: string;
   ignoreCase?: boolean;
 }
@@ -95,14 +95,10 @@ function pattern(source: string, ignoreCase: boolean, option: string): RegExp {
 }
 
 /** `forge log --grep/--author/--since` across every session, streamed hit by hit. */
-export function searchView(repo: Repository, query: SearchQuery): AsyncIterable<SessionSearchHit> {
+export function searchView(repo: Repository, query: SearchQuery, now: Date = new Date()): AsyncIterable<SessionSearchHit> {
   const ignoreCase = query.ignoreCase ?? false;
-  let since: number | undefined;
-  if (query.since !== undefined) {
-    const t = Date.parse(query.since);
-    if (Number.isNaN(t)) throw new ForgeError('INVALID_ARGUMENT', `since ${JSON.stringify(query.since)} is not a date; give an ISO 8601 date such as 2026-01-31.`, { data: { since: query.since } });
-    since = Math.floor(t / 1000);
-  }
+  // The CLI's parser: a date the page's field takes is one `forge log --since` takes, and the reverse.
+  const since = query.since === undefined ? undefined : parseSince(query.since, now, 'since');
   return searchSessions(repo, {
     ...(query.grep ? { grep: pattern(query.grep, ignoreCase, 'grep') } : {}),
     ...(query.author ? { author: pattern(query.author, ignoreCase, 'author') } : {}),

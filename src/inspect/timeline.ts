@@ -4,7 +4,7 @@
  * tool calls (from the turn's own commit: a state file holds its turn's calls only), the files
  * the commit changed with +/- counts, and where undo and resume apply.
  */
-import { mergeBases, repositoryGraph } from '../branches';
+import { mergeBases, type CommitGraph } from '../branches';
 import { diffTrees, type Repository } from '../git';
 import { repositoryCache } from './cache';
 import { interleave, type ConversationItem } from './conversation';
@@ -68,6 +68,9 @@ interface CommitMeta {
   /** The Forge-Session trailer: the walk stops at the first commit of another session. */
   session: string | undefined;
   parent: string | undefined;
+  /** Every parent, and the committer time in seconds: the merge check walks these (`commitGraph`). */
+  parents: readonly string[];
+  timestamp: number;
   tree: string;
   turn: number;
   time: string;
@@ -77,6 +80,8 @@ interface CommitMeta {
 
 /** Room for this many commits, and for the files of this many turns (a 500-turn session is 500). */
 const CACHED_COMMITS = 50_000;
+/** Whole timelines kept by session head: the pages open at once (a 500-turn one is a few MB). */
+const CACHED_TIMELINES = 8;
 
 async function commitMeta(repo: Repository, oid: string): Promise<CommitMeta> {
   const cache = repositoryCache<CommitMeta>(repo, 'timeline-commit', CACHED_COMMITS);
@@ -87,6 +92,8 @@ async function commitMeta(repo: Repository, oid: string): Promise<CommitMeta> {
   const out: CommitMeta = {
     session: trailers['Forge-Session'],
     parent: commit.parents[0],
+    parents: commit.parents,
+    timestamp: commit.committer.timestamp,
     tree: commit.tree,
     turn: Number(trailers['Forge-Turn'] ?? 0),
     time: new Date(commit.committer.timestamp * 1000).toISOString(),
@@ -123,13 +130,34 @@ async function commitToolCalls(repo: Repository, id: string, oid: string, turn: 
   return out;
 }
 
-/** Whether the session's head is already in `target` (a merge base of the two is the head itself). */
+/**
+ * The commit graph over the commits kept by `commitMeta`: the merge check walks the session's
+ * commits the timeline has just read (and the target's, read once), not the repository again.
+ */
+function commitGraph(repo: Repository): CommitGraph {
+  return { parents: async (oid) => (await commitMeta(repo, oid)).parents, time: async (oid) => (await commitMeta(repo, oid)).timestamp };
+}
+
+/** Room for this many (head, target head) answers: a page open on each of many sessions, each target moving a few times. */
+const CACHED_MERGE_CHECKS = 4096;
+
+/**
+ * Whether the session's head is already in `target` (a merge base of the two is the head itself).
+ * The answer for two commits never changes, so it is kept by the pair: a timeline asked again
+ * (every live update) walks no history unless the session or its target moved.
+ */
 export async function mergedInto(repo: Repository, head: string, target: string | undefined): Promise<{ into: string; targetHead: string } | null> {
   if (target === undefined) return null;
   const targetHead = await repo.refs.resolve(`refs/heads/${target}`);
   if (targetHead === null) return null;
-  const bases = await mergeBases(repositoryGraph(repo), head, targetHead);
-  return bases.includes(head) ? { into: target, targetHead } : null;
+  const cache = repositoryCache<boolean>(repo, 'timeline-merged', CACHED_MERGE_CHECKS);
+  const key = `${head}\0${targetHead}`;
+  let contained = cache.get(key);
+  if (contained === undefined) {
+    contained = (await mergeBases(commitGraph(repo), head, targetHead)).includes(head);
+    cache.set(key, contained);
+  }
+  return contained ? { into: target, targetHead } : null;
 }
 
 /**
@@ -186,14 +214,21 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
   header.target = target ?? null;
   header.merged = await mergedInto(repo, head, target);
   if (state.parent) header.parent = state.parent;
+  // The turns are the same for the same head (its commits and its state's conversation): a
+  // timeline asked again (every live update of every open page) hands back the ones computed.
+  const computed = repositoryCache<TimelineTurn[]>(repo, 'timeline-turns', CACHED_TIMELINES);
+  const key = `${id}\0${head}`;
   async function* turns(): AsyncGenerator<TimelineTurn> {
+    const known = computed.get(key);
+    if (known) return yield* known;
+    const out: TimelineTurn[] = [];
     for (const [i, { oid: commit, meta }] of commits.entries()) {
       const own = lastOfTurn.get(meta.turn) === i;
       const { calls, model } = await commitToolCalls(repo, id, commit, meta.turn);
       const turnMessages = own ? (messages.get(meta.turn) ?? []) : [];
       const toolCalls = own ? calls : [];
       const files = await commitFiles(repo, id, commit, meta);
-      yield {
+      const turn: TimelineTurn = {
         turn: meta.turn,
         commit,
         time: meta.time,
@@ -205,7 +240,10 @@ export async function openTimeline(repo: Repository, id: string): Promise<{ head
         conversation: interleave(turnMessages, toolCalls, new Map(files.map((f) => [f.path, f]))),
         files,
       };
+      out.push(turn);
+      yield turn;
     }
+    computed.set(key, out);
   }
   return { header, turns };
 }

@@ -4,3 +4,4 @@ export { porcelain, blameGroups, lineText, type PorcelainCommit } from './porcel
 export { blameFile, fileProvenance, whyLine, type BlamedFile, type FileProvenance, type LineProvenance, type LineConversation, type TurnOfLine } from './line-provenance';
 export { callThatWrote, type CallRef } from './turn-calls';
 export { searchSessions, excerpt, type SessionSearchQuery, type SessionSearchHit } from './session-search';
+export { parseSince } from './since-date';

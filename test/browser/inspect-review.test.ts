@@ -4,8 +4,10 @@
  * order; author, model and zone labels; the session's diff against its merge target with its
  * file list and "viewed" marks remembered by the browser; a 5,000-line new file as one real hunk
  * with its long run folded; the merge flow (disabled on a conflicting preview, the confirmation
- * repeating the verdict, a merged marker after); a rewound branch announced; the session search;
- * and a session whose message and file path are hostile markup, shown as text.
+ * repeating the verdict, a merged marker after); a rewound branch announced; the session search
+ * with its text, author, since and case fields (checked against forge log); the session diff
+ * following the target chosen in the merge panel; and a session whose message and file path are
+ * hostile markup, shown as text.
  * What the page shows is checked against the git CLI (blame, diff).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -197,6 +199,140 @@ describe.skipIf(chromiumSkipped())('the review page of forge inspect', () => {
     await page.locator('li.hit[data-session="demo"][data-turn="1"] a.hit-link').click();
     await page.waitForSelector('#app[data-loaded="timeline"]');
     expect(await page.locator('article.turn.focused').getAttribute('data-turn')).toBe('1');
+  });
+
+  it('searches by text, author, since (as forge log --since reads it) and case, from the fields of the search page', async () => {
+    // A session committed yesterday by another author: "since" has something to tell apart.
+    const yesterday = `${Math.floor(Date.now() / 1000) - 86400} +0000`;
+    const BO = { GIT_AUTHOR_NAME: 'Bo Recent', GIT_AUTHOR_EMAIL: 'bo@example.invalid', GIT_AUTHOR_DATE: yesterday, GIT_COMMITTER_DATE: yesterday };
+    ok(forge(['session', 'new', '--repo', repo.dir, '--id', 'recent', '--base', 'main'], { env: BO }));
+    ok(forge(['turn', '--repo', repo.dir, '--session', 'recent', '--calls', '-', '--message', 'Tidy the widget notes'], { input: JSON.stringify([{ tool: 'write_file', args: { path: 'notes/recent.md', content: 'recent\n' } }]), env: BO }));
+
+    type Fields = { grep?: string; author?: string; since?: string; matchCase?: boolean };
+    /** Fills the page's form, submits it, and waits for the search it asked for. */
+    const search = async (f: Fields) => {
+      const form = page.locator('form.search-form');
+      await form.locator('input[name="grep"]').fill(f.grep ?? '');
+      await form.locator('input[name="author"]').fill(f.author ?? '');
+      await form.locator('input[name="since"]').fill(f.since ?? '');
+      await form.locator('input[name="case"]').setChecked(f.matchCase ?? false);
+      await form.locator('button[type="submit"]').click();
+      await page.waitForFunction(
+        (want) => {
+          const app = document.getElementById('app')!;
+          const text = (sel: string) => app.querySelector(sel)?.textContent ?? '';
+          return app.dataset.loaded === 'search' && text('h2 .q-grep') === want.grep && text('h2 .q-author') === want.author && text('h2 .q-since') === want.since && text('h2').endsWith(want.matchCase ? '(case matters)' : '(any case)');
+        },
+        { grep: f.grep ?? '', author: f.author ?? '', since: f.since ?? '', matchCase: f.matchCase ?? false },
+      );
+    };
+    const shownHits = async () => (await page.locator('li.hit').evaluateAll((els) => els.map((e) => `${(e as HTMLElement).dataset.session}:${(e as HTMLElement).dataset.turn}`))).sort();
+    /** forge log's answer to the same search: the oracle. */
+    const cliHits = (f: Fields) => {
+      const args = ['log', '--repo', repo.dir, '--json'];
+      if (f.grep) args.push('--grep', f.grep);
+      if (f.author) args.push('--author', f.author);
+      if (f.since) args.push('--since', f.since);
+      if (!f.matchCase) args.push('--regexp-ignore-case');
+      return (ok(forge(args)).json() as { hits: Array<{ session: string; turn: number }> }).hits.map((h) => `${h.session}:${h.turn}`).sort();
+    };
+
+    // The header's box opens the page with its text; the fields are there to narrow it.
+    await open('#/', 'sessions');
+    await page.fill('#search-text', 'nan|WIDGET');
+    await page.press('#search-text', 'Enter');
+    await page.waitForSelector('#app[data-loaded="search"] form.search-form');
+    expect(await page.locator('form.search-form input[name="grep"]').inputValue()).toBe('nan|WIDGET');
+    const all = await shownHits();
+    expect(all).toEqual(cliHits({ grep: 'nan|WIDGET' }));
+    expect(all).toEqual(expect.arrayContaining(['demo:1', 'recent:1']));
+
+    // since as forge log --since takes it: relative ("2 weeks ago", which the API refused before), and ISO.
+    for (const f of [
+      { grep: 'nan|WIDGET', since: '2 weeks ago' },
+      { grep: 'nan|WIDGET', since: '3.days.ago' },
+      { grep: 'nan|WIDGET', since: '2023-12-31' },
+      { grep: 'nan|WIDGET', since: new Date(Date.now() - 3 * 86400_000).toISOString() },
+    ]) {
+      await search(f);
+      expect(await shownHits(), f.since).toEqual(cliHits(f));
+    }
+    await search({ grep: 'nan|WIDGET', since: '2 weeks ago' });
+    expect(await shownHits()).toEqual(['recent:1']);
+    await shot('review-search-fields');
+
+    // Case: off by default (as -i), on when asked, for the text and for the author.
+    await search({ grep: 'nan|WIDGET', matchCase: true });
+    expect(await shownHits()).toEqual(cliHits({ grep: 'nan|WIDGET', matchCase: true }));
+    expect(await shownHits()).not.toContain('recent:1');
+    await search({ author: 'bo recent' });
+    expect(await shownHits()).toEqual(cliHits({ author: 'bo recent' }));
+    expect(await shownHits()).toEqual(['recent:1']);
+    await search({ author: 'bo recent', matchCase: true });
+    expect(await shownHits()).toEqual([]);
+    expect(cliHits({ author: 'bo recent', matchCase: true })).toEqual([]);
+    await search({ author: 'Bo Recent', matchCase: true, since: '2 weeks ago' });
+    expect(await shownHits()).toEqual(['recent:1']);
+
+    // The search is in the address: a reload gives the same fields and hits.
+    await page.reload();
+    await page.waitForSelector('#app[data-loaded="search"]');
+    expect(await page.locator('form.search-form input[name="author"]').inputValue()).toBe('Bo Recent');
+    expect(await page.locator('form.search-form input[name="since"]').inputValue()).toBe('2 weeks ago');
+    expect(await page.locator('form.search-form input[name="case"]').isChecked()).toBe(true);
+    expect(await shownHits()).toEqual(['recent:1']);
+
+    // A date forge log --since refuses is refused, saying what it takes.
+    await search({ grep: 'widget', since: 'someday' });
+    expect(await page.locator('#app p.refused').textContent()).toContain('since "someday" is not a date');
+    expect(forge(['log', '--repo', repo.dir, '--grep', 'widget', '--since', 'someday']).status).toBe(2);
+  });
+
+  it('shows the session diff against the target chosen in the merge panel, and says which', async () => {
+    // A branch at demo's first turn: against it, the session's changes are its second turn's.
+    git(repo.dir, ['branch', 'halfway', 'forge/session/demo~1']);
+    try {
+      await open('#/s/demo', 'timeline');
+      const diff = page.locator('.session-diff');
+      await page.waitForSelector('.session-diff[data-loaded="true"][data-target="main"]');
+      expect(await page.locator('select.target').inputValue()).toBe('main');
+      expect(await diff.locator('h3').textContent()).toContain('since the session started');
+      expect(await diff.locator('h3').textContent()).toContain('merged into main');
+      expect(await page.locator('p.to-files a').textContent()).toBe('Files changed against main ↓');
+
+      await page.locator('select.target').selectOption('halfway');
+      await page.waitForSelector('.session-diff[data-loaded="true"][data-target="halfway"]');
+      const base = git(repo.dir, ['merge-base', 'halfway', 'forge/session/demo']).stdout.trim();
+      expect(await diff.locator('h3').textContent()).toContain(`against halfway (merge base ${base.slice(0, 10)})`);
+      expect(await page.locator('p.to-files a').textContent()).toBe('Files changed against halfway ↓');
+      // git diff halfway...demo is the oracle for the files.
+      const expected = git(repo.dir, ['diff', '--name-only', 'halfway...forge/session/demo', '--', '.', ':!.forge']).stdout.trim().split('\n');
+      expect(expected).toEqual(['CHANGELOG.md']);
+      expect(await diff.locator('ul.file-list a.jump').allTextContents()).toEqual(expected);
+      // The merge preview is about the same branch.
+      await expect.poll(() => page.locator('.preview-result .outcome').textContent()).toMatch(/Clean: (merging into halfway would succeed|halfway would fast-forward)/);
+      await shot('review-session-diff-target');
+
+      // A live refresh (the session branch moves under the page) keeps the reviewer's target.
+      const demoHead = rev('forge/session/demo');
+      git(repo.dir, ['update-ref', 'refs/heads/forge/session/demo', 'halfway']);
+      await expect.poll(() => diff.locator('h3').textContent(), { timeout: 15_000 }).toContain('since the session started');
+      expect(await page.locator('select.target').inputValue()).toBe('halfway');
+      expect(await diff.locator('h3').textContent()).toContain('merged into halfway');
+      git(repo.dir, ['update-ref', 'refs/heads/forge/session/demo', demoHead]);
+      await expect.poll(() => diff.locator('h3').textContent(), { timeout: 15_000 }).toContain('against halfway');
+      expect(await page.locator('select.target').inputValue()).toBe('halfway');
+      expect(await diff.locator('ul.file-list a.jump').allTextContents()).toEqual(expected);
+
+      // Back to main: the diff follows again.
+      await page.locator('select.target').selectOption('main');
+      await page.waitForSelector('.session-diff[data-loaded="true"][data-target="main"]');
+      expect(await diff.locator('h3').textContent()).toContain('since the session started');
+      expect((await diff.locator('ul.file-list a.jump').allTextContents()).sort()).toEqual(['CHANGELOG.md', 'src/math.js', 'test/math.test.js']);
+    } finally {
+      git(repo.dir, ['branch', '-D', 'halfway']);
+    }
+    expectFsckClean(repo.gitdir);
   });
 
   it('disables Merge on a conflicting preview, repeats the verdict in the confirmation, and marks the session merged after', async () => {

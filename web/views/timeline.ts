@@ -118,11 +118,15 @@ function mergeable(r: MergeResult): boolean {
   return r.status === 'fast-forward' || r.status === 'merged';
 }
 
-/** The merge panel, and the function that runs its preview (the page calls it once the timeline is drawn). */
-function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void): { panel: HTMLElement; preview: () => void } {
+/**
+ * The merge panel, the function that runs its preview (the page calls it once the timeline is
+ * drawn) and the branch now chosen; `onTarget` hears of every other choice.
+ */
+function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => void, chosen: string | undefined, onTarget: (into: string) => void): { panel: HTMLElement; preview: () => void; target: () => string } {
   const { branches, heads } = known;
-  // The server's choice (the base branch, else HEAD's), so the page and the API agree.
-  const defaultTarget = timeline.target !== null && branches.includes(timeline.target) ? timeline.target : branches[0];
+  // The reviewer's earlier choice on this page (kept across live refreshes), else the server's
+  // (the base branch, else HEAD's), so the page and the API agree.
+  const defaultTarget = chosen !== undefined && branches.includes(chosen) ? chosen : timeline.target !== null && branches.includes(timeline.target) ? timeline.target : branches[0];
   const target = h('select.target', { 'aria-label': 'target branch' }, ...branches.map((b) => h('option', { value: b, selected: b === defaultTarget }, b)));
   const noFf = h('input', { type: 'checkbox', 'aria-label': 'no fast-forward' });
   const out = h('div.preview-result', {}, h('p', {}, 'Computing the merge (dry run)…'));
@@ -150,7 +154,10 @@ function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => voi
       mergeButton.title = 'the merge preview failed';
     }
   };
-  target.addEventListener('change', () => void preview());
+  target.addEventListener('change', () => {
+    void preview();
+    onTarget(target.value);
+  });
   mergeButton.addEventListener('click', () => {
     if (!shown || !mergeable(shown.result)) return;
     const { into, result } = shown;
@@ -179,20 +186,38 @@ function mergePanel(timeline: TimelineHeader, known: Branches, reload: () => voi
   const merged = timeline.merged ? h('p.merged-marker', {}, h('span.badge.merged', {}, 'merged'), ` This session's head ${short(timeline.head)} is in ${timeline.merged.into} (at ${short(timeline.merged.targetHead)}).`) : null;
   return {
     preview: () => void preview(),
+    target: () => target.value,
     panel: h('section.merge-panel', {}, h('h3', {}, 'Merge preview'), merged, h('div.row', {}, 'into ', target, h('label', {}, noFf, ' --no-ff'), mergeButton, rebaseButton), out),
   };
 }
 
+/** What the session diff is against, in words: the target branch and the merge base, or the session's start. */
+function againstText(diff: SessionDiff): string {
+  return diff.against === 'merge-base' ? `against ${diff.target} (merge base ${short(diff.from)})` : `since the session started (${short(diff.from)})${diff.target ? `: it is merged into ${diff.target}` : ''}`;
+}
+
 /**
- * The whole session's changes against its merge target, with a file list to jump through and a
- * "viewed" mark per file (remembered in this browser for that file's diff).
+ * The whole session's changes against the merge target chosen in the merge panel (`into`), with
+ * a file list to jump through and a "viewed" mark per file (remembered in this browser for that
+ * file's diff). Loaded again when another target is chosen; only the latest choice is drawn.
  */
-function sessionDiffSection(timeline: TimelineHeader, marks: Marks): { section: HTMLElement; load: () => Promise<void> } {
+function sessionDiffSection(timeline: TimelineHeader, marks: Marks): { section: HTMLElement; load: (into: string | undefined) => Promise<void> } {
   const section = h('section.session-diff', {}, h('h3', {}, 'Files changed'), h('p.sub', {}, 'Loading the session diff…'));
-  const load = async () => {
-    const [diff, { renderDiff }] = await Promise.all([get<SessionDiff>(`/sessions/${enc(timeline.session)}/diff`), loadCodeView()]);
+  let asked = 0;
+  const load = async (into: string | undefined) => {
+    const mine = ++asked;
+    delete section.dataset.loaded;
+    section.dataset.target = into ?? '';
+    section.replaceChildren(h('h3', {}, 'Files changed'), h('p.sub', {}, `Loading the session diff${into ? ` against ${into}` : ''}…`));
+    // Another target chosen meanwhile: its diff (or its refusal) is what the page shows, not this one's.
+    const loaded = await Promise.all([get<SessionDiff>(`/sessions/${enc(timeline.session)}/diff`, { into }), loadCodeView()]).catch((e: unknown) => {
+      if (mine === asked) throw e;
+      return null;
+    });
+    if (mine !== asked || loaded === null) return;
+    const [diff, { renderDiff }] = loaded;
     clear(section);
-    const against = diff.against === 'merge-base' ? `against ${diff.target} (merge base ${short(diff.from)})` : `since the session started (${short(diff.from)})${diff.target ? `: it is merged into ${diff.target}` : ''}`;
+    const against = againstText(diff);
     const rendered = renderDiff(diff.files, 'line-by-line');
     const sectionOf = (path: string) => [...rendered.querySelectorAll<HTMLElement>('section.file')].find((e) => e.dataset.path === path);
     const setViewed = (path: string, on: boolean) => {
@@ -269,9 +294,19 @@ function compareForm(timeline: TimelineHeader): HTMLElement {
 }
 
 /** The session's head, actions, compare form and merge panel; `preview` runs the merge preview. */
-function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks): { nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void } {
-  const merge = mergePanel(timeline, branches, reload);
+function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => void, marks: Marks, target: { chosen?: string }): { nodes: HTMLElement[]; after: HTMLElement[]; preview: () => void } {
   const diff = sessionDiffSection(timeline, marks);
+  // The link to the diff names the branch it is against: the one chosen in the merge panel.
+  const toFiles = h('a', { href: `#/s/${enc(timeline.session)}`, onclick: (e: Event) => (e.preventDefault(), diff.section.scrollIntoView({ block: 'start' })) });
+  const loadDiff = (into: string | undefined) => {
+    toFiles.textContent = into ? `Files changed against ${into} ↓` : 'Files changed ↓';
+    diff.load(into).catch((e: unknown) => diff.section.replaceChildren(h('p.refused', {}, String((e as Error).message))));
+  };
+  const merge = mergePanel(timeline, branches, reload, target.chosen, (into) => {
+    target.chosen = into;
+    loadDiff(into);
+  });
+  toFiles.textContent = merge.target() ? `Files changed against ${merge.target()} ↓` : 'Files changed ↓';
   const nodes = [
     h(
       'section.session-head',
@@ -297,7 +332,7 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
       compareForm(timeline),
     ),
     merge.panel,
-    h('p.to-files', {}, h('a', { href: `#/s/${enc(timeline.session)}`, onclick: (e: Event) => (e.preventDefault(), diff.section.scrollIntoView({ block: 'start' })) }, 'Files changed against the merge target ↓')),
+    h('p.to-files', {}, toFiles),
   ];
   return {
     nodes,
@@ -305,7 +340,7 @@ function headNodes(timeline: TimelineHeader, branches: Branches, reload: () => v
     after: [diff.section],
     preview: () => {
       merge.preview();
-      diff.load().catch((e: unknown) => diff.section.replaceChildren(h('p.refused', {}, String((e as Error).message))));
+      loadDiff(merge.target() || undefined);
     },
   };
 }
@@ -323,6 +358,8 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
   let shown: Array<{ turn: TimelineTurn; markup: string }> = [];
   let headShown: HTMLElement[] = [];
   const byCommit = new Map<string, TimelineTurn>();
+  // The merge target the reviewer picked: a live refresh redraws the panel and the diff with it.
+  const target: { chosen?: string } = {};
   const section = h('section.timeline');
   // A fold's text is formatted the first time it opens: on the click that opens it (before it is
   // drawn open), or on "toggle" for any other way (captured: it does not bubble).
@@ -393,7 +430,7 @@ export function timelineView(app: HTMLElement, id: string, focus?: number): { st
       } else if ('timeline' in line) {
         header = line.timeline;
         const t = header;
-        head = branches.then((b) => headNodes(t, b, reload, marks));
+        head = branches.then((b) => headNodes(t, b, reload, marks, target));
         if (progressive) {
           void head.then(({ nodes, after }) => {
             if (!current()) return;

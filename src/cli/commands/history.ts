@@ -8,6 +8,7 @@ import { emit, shortOid, type CommonOptions } from '../io';
 import { DATE_STYLES, formatTime, type DateStyle } from '../time';
 import { openRepository, openStore } from '../open';
 import { ForgeError } from '../../errors';
+import { parseSince } from '../../provenance/since-date';
 
 export function registerHistory(program: Command): void {
   common(program.command('log [session]'))
@@ -91,16 +92,5 @@ async function searchLog(id: string | undefined, options: CommonOptions & { date
   if (options.json) process.stdout.write(JSON.stringify({ hits }) + '\n');
 }
 
-const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 604800, month: 2629746, year: 31556952 };
-
-/** --since: ISO 8601 (or any date Date.parse reads), @<unix seconds>, or "<n> <unit>s ago". */
-export function parseSince(text: string, now: Date = new Date()): number {
-  const trimmed = text.trim();
-  const unix = /^@(\d+)$/.exec(trimmed);
-  if (unix) return Number(unix[1]);
-  const relative = /^(\d+)[\s.]*(second|minute|hour|day|week|month|year)s?[\s.]*ago$/i.exec(trimmed);
-  if (relative) return Math.floor(now.getTime() / 1000) - Number(relative[1]) * UNIT_SECONDS[relative[2]!.toLowerCase()]!;
-  const parsed = Date.parse(trimmed);
-  if (!Number.isNaN(parsed)) return Math.floor(parsed / 1000);
-  throw new ForgeError('INVALID_ARGUMENT', `--since ${JSON.stringify(text)} is not a date: use ISO 8601 (2026-11-20 or 2026-11-20T10:00:00Z), @<unix seconds>, or "3 days ago".`, { data: { since: text } });
-}
+// The one --since parser, shared with the inspector's search (re-exported for its tests).
+export { parseSince } from '../../provenance/since-date';

@@ -5,8 +5,8 @@
  * the same blob; otherwise parents in order, each taking the lines its diff leaves unchanged),
  * and keeps the rest. Pure: the history is read through `BlameHistory`.
  */
-import { lineStarts, LineClassifier } from '../branches/xdiff';
-import { blameHunks, lineIndents, type BlameLines } from './blame-diff';
+import { LineClassifier } from '../branches/xdiff';
+import { blameHunks, blameLines, blameLinesNear, type BlameLines } from './blame-diff';
 
 export interface BlameHistory {
   /** Parents in order, and the committer time that orders the walk (newest first, as git's). */
@@ -150,7 +150,7 @@ export class Blamer {
     const target = await this.linesOf(suspect.blob);
     for (const candidate of candidates) {
       if (finals.length === 0) break;
-      const parentLines = await this.linesOf(candidate.blob);
+      const parentLines = await this.linesOf(candidate.blob, target);
       const hunks = blameHunks(parentLines, target);
       const passFinals: number[] = [];
       const passSources: number[] = [];
@@ -193,7 +193,8 @@ export class Blamer {
     enqueue({ commit, path, blob, time, finals: [...finals], sources: [...sources] });
   }
 
-  private async linesOf(blob: string): Promise<BlameLines> {
+  /** A blob's lines, classified once; `near`: another version of the file, to classify only what differs. */
+  private async linesOf(blob: string, near?: BlameLines): Promise<BlameLines> {
     const cached = this.lineCache.get(blob);
     if (cached) {
       this.lineCache.delete(blob);
@@ -201,8 +202,7 @@ export class Blamer {
       return cached;
     }
     const bytes = await this.history.blob(blob);
-    const starts = lineStarts(bytes);
-    const lines: BlameLines = { bytes, starts, classes: this.classifier.classify(bytes, starts), indents: lineIndents(bytes, starts) };
+    const lines = near ? blameLinesNear(bytes, near, this.classifier) : blameLines(bytes, this.classifier);
     this.lineCache.set(blob, lines);
     if (this.lineCache.size > LINE_CACHE) this.lineCache.delete(this.lineCache.keys().next().value!);
     return lines;

@@ -14,6 +14,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
+// When the process got here (runtime start + the launcher's built-in imports), for FORGE_TIMING_FILE (src/cli/phase-timing.ts).
+globalThis[Symbol.for('forge.launched')] = performance.now();
+
 const BUILD_ID = '__FORGE_BUILD_ID__';
 const file = join(dirname(fileURLToPath(import.meta.url)), 'forge.cjs');
 

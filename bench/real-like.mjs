@@ -17,7 +17,7 @@
  * --repo DIR   a repository to use as it is (bare, branch main) instead of building one.
  * --files/--commits/--big-file/--dirs  passed to make-repo --profile real (a smaller variant,
  *              e.g. --files 3000 --commits 500 --big-file 5000000 while developing).
- * --forge-bin  the forge executable (default: a snapshot of dist/cli.js, built first when dist/
+ * --forge-bin  the forge executable (default: a snapshot of dist/cli.cjs, the bin, built first when dist/
  *              is older than src/, as scripts/bench.mjs does); its directory is the dist used.
  * --keep       keep the working copy (bench/.work/real-run-<pid>).
  * --case NAME  only these cases (bench/cases/real/<NAME>.mjs: merge, diff-stat, ls, cat, session-new,
@@ -238,6 +238,9 @@ async function main() {
   const info = opts.repo ? { ...JSON.parse(readFileSync(join(opts.repo, 'forge-bench-stamp.json'), 'utf8')).summary, path: null } : makeRepo(opts);
   const work = join(ROOT, 'bench', '.work', `real-run-${process.pid}`);
   const gitdir = join(work, 'repo.git');
+  // forge's code cache (scripts/cli-launcher.cjs) of this run's own: HOME is the shared tmpdir, where
+  // another build's forge (another checkout's bench) would replace it and make every run compile again.
+  ENV.XDG_CACHE_HOME = join(work, 'cache');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   let dist;
@@ -246,7 +249,7 @@ async function main() {
     dist = join(work, 'dist'); // a snapshot: a concurrent `npm run build` cannot change forge under the bench
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
   }
-  const forgeBin = opts.forgeBin ?? join(dist, 'cli.js');
+  const forgeBin = opts.forgeBin ?? join(dist, 'cli.cjs'); // package.json's bin
   if (!existsSync(forgeBin)) fail(`${forgeBin} does not exist`);
   const cleanup = () => {
     if (!opts.keep) rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { appendFileSync } from 'node:fs';
 const file = process.env.FORGE_TIMING_FILE;
 const marks: Record<string, number> = {};
 
-/** Set by scripts/cli-launcher.mjs before it reads the bundle. */
+/** Set by scripts/cli-launcher.cjs before it reads the bundle. */
 const LAUNCH = Symbol.for('forge.launched');
 
 export function markPhase(phase: 'main' | 'command' | 'opened'): void {

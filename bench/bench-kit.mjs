@@ -81,8 +81,8 @@ function newestMtime(path) {
 
 /** npm run build when dist/ is missing or older than its inputs; whether it built. */
 export function ensureBuilt(log, fail) {
-  const outputs = ['index.js', 'cli.js', 'forge.cjs'].map((f) => join(ROOT, 'dist', f));
-  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts', 'build.mjs'), join(ROOT, 'scripts', 'cli-launcher.mjs'), join(ROOT, 'package.json')];
+  const outputs = ['index.js', 'cli.js', 'cli.cjs', 'forge.cjs'].map((f) => join(ROOT, 'dist', f));
+  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts', 'build.mjs'), join(ROOT, 'scripts', 'cli-launcher.cjs'), join(ROOT, 'package.json')];
   const built = outputs.every((f) => existsSync(f)) ? Math.min(...outputs.map((f) => statSync(f).mtimeMs)) : -1;
   if (built >= Math.max(...inputs.map(newestMtime))) return false;
   log('dist/ is missing or older than src/: npm run build');

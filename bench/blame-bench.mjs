@@ -28,7 +28,9 @@ const RUNS = opt('runs', 7);
 const TURNS = opt('turns', 500);
 const LINES = opt('lines', 5000);
 const CHANGED_PER_TURN = 10;
-const ENV = { ...HERMETIC_ENV, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+// forge's code cache of this run's own (HOME is the shared tmpdir, where another checkout's build would replace it).
+const CACHE = mkdtempSync(join(tmpdir(), 'forge-blame-bench-cache-'));
+const ENV = { ...HERMETIC_ENV, XDG_CACHE_HOME: CACHE, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
 
 ensureBuilt((m) => process.stderr.write(m + '\n'), (m) => {
   throw new Error(m);
@@ -90,7 +92,7 @@ function build(dir) {
 const dir = mkdtempSync(join(tmpdir(), 'forge-blame-bench-'));
 try {
   build(dir);
-  const cli = join(ROOT, 'dist', 'cli.js');
+  const cli = join(ROOT, 'dist', 'cli.cjs'); // package.json's bin
   const gitPorcelain = run('git', ['-C', dir, 'blame', '--porcelain', 'src/big.js'], { env: ENV });
   const forgePorcelain = run(process.execPath, [cli, '-C', dir, 'blame', 'src/big.js', '--porcelain'], { env: ENV });
   const same = forgePorcelain.split('\n').filter((l) => !l.startsWith('forge-')).join('\n') === gitPorcelain;
@@ -129,4 +131,5 @@ try {
   process.stdout.write(JSON.stringify(result) + '\n');
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(CACHE, { recursive: true, force: true });
 }

@@ -24,7 +24,7 @@
 //  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
 //    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
 //    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
-//    cache directory (see cli-launcher.mjs), never in dist/ or the package;
+//    cache directory (see cli-launcher.cjs), never in dist/ or the package;
 //  - dist/types: the library's declarations (tsc, tsconfig.build.json), what package.json's
 //    "exports" give TypeScript consumers. Relative specifiers get the `.js` / `/index.js` that
 //    node16/nodenext resolution requires in an ES module package.
@@ -68,10 +68,13 @@ const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 
 const worker = await bundle({ entryPoints: ['src/tools/repo/node/worker-main.ts'], outfile: join(dist, 'repo-tool-worker.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
 const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
-const launcher = readFileSync('scripts/cli-launcher.mjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
+const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
+// `node dist/cli.js` (the bin before the launcher became CommonJS) still works: it loads dist/cli.cjs.
+const esmEntry = "#!/usr/bin/env node\n// The forge CLI is dist/cli.cjs (package.json's bin); this file keeps `node dist/cli.js` working.\nimport { createRequire } from 'node:module';\n\ncreateRequire(import.meta.url)('./cli.cjs');\n";
 
 for (const [name, contents] of Object.entries({ ...library, ...browser, ...cli, ...worker })) publish(name, contents);
-publish('cli.js', launcher, 0o755);
+publish('cli.cjs', launcher, 0o755);
+publish('cli.js', esmEntry, 0o755);
 // Left by earlier builds: the code caches the launcher used to keep here, the library's map.
 for (const name of readdirSync(dist)) {
   if (name.endsWith('.cache') || name === 'index.js.map') rmSync(join(dist, name), { force: true });

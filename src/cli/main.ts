@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ForgeError } from '../errors';
 import { cliGlobals, takeGlobalOptions } from './globals';
 import { EXIT_CODES, ReportedFailure, reportError } from './io';
+import { markPhase } from './phase-timing';
 import { withSessionSuggestions } from './session-suggestions';
 
 type Register = (program: Command) => void;
@@ -51,11 +52,13 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 }
 
 export async function main(argv: string[]): Promise<number> {
+  markPhase('main');
   const json = argv.includes('--json');
   try {
     const { globals, rest } = takeGlobalOptions(argv);
     Object.assign(cliGlobals, globals);
     const program = await buildProgram(rest);
+    markPhase('command');
     await program.parseAsync(rest, { from: 'user' });
     return 0;
   } catch (error) {

@@ -9,6 +9,7 @@ import type { Settings } from './settings';
 import { cliGlobals } from './globals';
 import { fixedClock, readIdentitySources } from './identity';
 import type { CommonOptions } from './io';
+import { markPhase } from './phase-timing';
 
 let lastOpened: Repository | undefined;
 
@@ -37,6 +38,7 @@ export async function openRepository(options: CommonOptions): Promise<Repository
   const identity = readIdentitySources();
   const clock = fixedClock(identity);
   lastOpened = await Repository.open({ fs, dir: repoDir(options), platform: nodePlatform, identity, ...(clock ? { clock } : {}) });
+  markPhase('opened');
   return lastOpened;
 }
 

@@ -376,6 +376,8 @@ export function parseCommit(content: Uint8Array, oid = '?'): Commit {
 
 /** What a walk of the commit graph needs of a commit: its parents and committer time. */
 export interface CommitLinks {
+  /** The root tree (blame's walk reads the file at every commit). */
+  tree: string;
   parents: string[];
   /** Committer time, seconds since the epoch. */
   time: number;
@@ -386,24 +388,36 @@ export interface CommitLinks {
  * message or parsing signatures: a merge-base walk may visit thousands of commits, and session
  * commits carry long messages. Checked like parseCommit where it reads.
  */
+/** Bytes [start, end) as one char per byte (header lines are ASCII), without spreading a subarray. */
+function latin1Prefix(content: Uint8Array, start: number, end: number): string {
+  let out = '';
+  for (let i = start; i < end; i++) out += String.fromCharCode(content[i]!);
+  return out;
+}
+
 export function parseCommitLinks(content: Uint8Array, oid = '?'): CommitLinks {
   const parents: string[] = [];
+  let tree: string | null = null;
   let start = 0;
   while (start < content.length) {
     let end = content.indexOf(0x0a, start);
     if (end === -1) end = content.length;
     if (end === start) break; // the blank line before the message
-    const line = String.fromCharCode(...content.subarray(start, Math.min(end, start + 64)));
-    if (line.startsWith('parent ')) {
+    const line = latin1Prefix(content, start, Math.min(end, start + 64));
+    if (line.startsWith('tree ') && tree === null) {
+      tree = line.slice(5, 45);
+      if (end - start !== 45 || !/^[0-9a-f]{40}$/.test(tree)) throw corrupt(oid, 'the tree line is not an object id');
+    } else if (line.startsWith('parent ')) {
       const parent = line.slice(7, 47);
       if (end - start !== 47 || !/^[0-9a-f]{40}$/.test(parent)) throw corrupt(oid, 'a parent line is not an object id');
       parents.push(parent);
     } else if (line.startsWith('committer ')) {
       // "... <email> <seconds> <+hhmm>": the number before the last space.
-      const tail = String.fromCharCode(...content.subarray(Math.max(start, end - 40), end));
+      const tail = latin1Prefix(content, Math.max(start, end - 40), end);
       const match = / (-?\d+) [+-]\d{4}$/.exec(tail);
       if (match === null) throw corrupt(oid, 'the committer line has no time');
-      return { parents, time: Number(match[1]) };
+      if (tree === null) break;
+      return { tree, parents, time: Number(match[1]) };
     }
     start = end + 1;
   }

@@ -4,7 +4,7 @@
  * default) and no context, after git's trim of the common tail (xdiff-interface.c
  * trim_common_tail: whole 1 KiB blocks from the end, given back up to the first newline).
  */
-import { buildScript, changeCompact, lineIndents, myers, type DiffHunk } from '../branches/xdiff';
+import { buildScript, changeCompact, lineIndents, lineStarts, myers, type DiffHunk, type LineClassifier } from '../branches/xdiff';
 
 const TAIL_BLOCK = 1024;
 
@@ -62,3 +62,51 @@ export function blameHunks(parent: BlameLines, target: BlameLines): DiffHunk[] {
 }
 
 export { lineIndents };
+
+/** A file's lines classified from scratch. */
+export function blameLines(bytes: Uint8Array, classifier: LineClassifier): BlameLines {
+  const starts = lineStarts(bytes);
+  return { bytes, starts, classes: classifier.classify(bytes, starts), indents: lineIndents(bytes, starts) };
+}
+
+/**
+ * A file's lines, taking the classes and indents of the lines it shares at the start and at the
+ * end with `near` (another version of the same file: the next one down the blame walk) and
+ * classifying only the lines between. Equal bytes make equal classes, so the result is the one
+ * `blameLines` gives; a walk down 500 versions of a 5,000-line file classifies the lines each
+ * version changed instead of 2.5 million (classifying was ~40% of `forge why`).
+ */
+export function blameLinesNear(bytes: Uint8Array, near: BlameLines, classifier: LineClassifier): BlameLines {
+  const starts = lineStarts(bytes);
+  const count = starts.length - 1;
+  const other = near.bytes;
+  const nearCount = near.starts.length - 1;
+  const limit = Math.min(bytes.length, other.length);
+  let prefix = 0;
+  while (prefix < limit && bytes[prefix] === other[prefix]) prefix++;
+  let suffix = 0;
+  const suffixLimit = limit - prefix;
+  while (suffix < suffixLimit && bytes[bytes.length - 1 - suffix] === other[other.length - 1 - suffix]) suffix++;
+  // Whole lines only: a line ending with its newline inside the common prefix (a last line
+  // without one may go on in the other version); a line whose newline before it lies in the common suffix.
+  let head = 0;
+  while (head < count && starts[head + 1]! <= prefix && bytes[starts[head + 1]! - 1] === 10) head++;
+  let tail = 0;
+  const suffixStart = bytes.length - suffix;
+  while (tail < count - head && tail < nearCount - head && starts[count - 1 - tail]! > suffixStart) tail++;
+  const classes = new Int32Array(count);
+  const indents = new Int32Array(count);
+  classes.set(near.classes.subarray(0, head));
+  indents.set(near.indents.subarray(0, head));
+  classes.set(near.classes.subarray(nearCount - tail), count - tail);
+  indents.set(near.indents.subarray(nearCount - tail), count - tail);
+  const from = starts[head]!;
+  const to = starts[count - tail]!;
+  if (count - tail > head) {
+    const middle = bytes.subarray(from, to);
+    const middleStarts = starts.slice(head, count - tail + 1).map((s) => s - from);
+    classes.set(classifier.classify(middle, middleStarts), head);
+    indents.set(lineIndents(middle, middleStarts), head);
+  }
+  return { bytes, starts, classes, indents };
+}

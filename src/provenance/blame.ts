@@ -5,8 +5,8 @@
  * the same blob; otherwise parents in order, each taking the lines its diff leaves unchanged),
  * and keeps the rest. Pure: the history is read through `BlameHistory`.
  */
-import { lineStarts, LineClassifier } from '../branches/xdiff';
-import { blameHunks, lineIndents, type BlameLines } from './blame-diff';
+import { LineClassifier } from '../branches/xdiff';
+import { blameHunks, blameLines, blameLinesNear, type BlameLines } from './blame-diff';
 
 export interface BlameHistory {
   /** Parents in order, and the committer time that orders the walk (newest first, as git's). */
@@ -37,6 +37,9 @@ export interface BlameResult {
   /** The blamed file's bytes and line starts (the last start is the data's length). */
   bytes: Uint8Array;
   starts: number[];
+  /** 0-based final line number of `lines[0]`: 0 for the whole file, the range's start with `-L`. */
+  first: number;
+  /** The blamed lines, from final line `first` on: the whole file, or the range asked for. */
   lines: BlamedLine[];
   /** Every commit + path lines were blamed on, keyed by `originKey`. */
   origins: Map<string, BlameOrigin>;
@@ -64,18 +67,26 @@ export class Blamer {
 
   constructor(private readonly history: BlameHistory) {}
 
-  async blame(commit: string, path: string): Promise<BlameResult | null> {
+  /**
+   * Blames the whole file, or only the final lines [range.start, range.end) as `git blame -L`
+   * does: only those lines are followed, so the walk ends once their origins are found (for one
+   * line, one commit per step down its history). A range past the file's end is cut to it.
+   */
+  async blame(commit: string, path: string, range?: { start: number; end: number }): Promise<BlameResult | null> {
     const blob = await this.history.fileAt(commit, path);
     if (blob === null) return null;
     const target = await this.linesOf(blob);
-    const count = target.starts.length - 1;
+    const total = target.starts.length - 1;
+    const from = Math.max(0, Math.min(range?.start ?? 0, total));
+    const to = Math.max(from, Math.min(range?.end ?? total, total));
+    const count = to - from;
     const lines: BlamedLine[] = new Array(count);
     const origins = new Map<string, BlameOrigin>();
     const pending = new Map<string, Suspect>();
     const queue: Suspect[] = [];
     const time = (await this.history.commit(commit)).time;
     const first: Suspect = { commit, path, blob, time, finals: [], sources: [] };
-    for (let i = 0; i < count; i++) {
+    for (let i = from; i < to; i++) {
       first.finals.push(i);
       first.sources.push(i);
     }
@@ -94,9 +105,9 @@ export class Blamer {
       if (kept.finals.length === 0) continue;
       const key = originKey(suspect.commit, suspect.path);
       if (!origins.has(key)) origins.set(key, { commit: suspect.commit, path: suspect.path });
-      for (let i = 0; i < kept.finals.length; i++) lines[kept.finals[i]!] = { commit: suspect.commit, path: suspect.path, sourceLine: kept.sources[i]! };
+      for (let i = 0; i < kept.finals.length; i++) lines[kept.finals[i]! - from] = { commit: suspect.commit, path: suspect.path, sourceLine: kept.sources[i]! };
     }
-    return { bytes: target.bytes, starts: target.starts, lines, origins };
+    return { bytes: target.bytes, starts: target.starts, first: from, lines, origins };
   }
 
   /** Hands the suspect's lines to its parents; returns the lines it keeps. */
@@ -139,7 +150,7 @@ export class Blamer {
     const target = await this.linesOf(suspect.blob);
     for (const candidate of candidates) {
       if (finals.length === 0) break;
-      const parentLines = await this.linesOf(candidate.blob);
+      const parentLines = await this.linesOf(candidate.blob, target);
       const hunks = blameHunks(parentLines, target);
       const passFinals: number[] = [];
       const passSources: number[] = [];
@@ -182,7 +193,8 @@ export class Blamer {
     enqueue({ commit, path, blob, time, finals: [...finals], sources: [...sources] });
   }
 
-  private async linesOf(blob: string): Promise<BlameLines> {
+  /** A blob's lines, classified once; `near`: another version of the file, to classify only what differs. */
+  private async linesOf(blob: string, near?: BlameLines): Promise<BlameLines> {
     const cached = this.lineCache.get(blob);
     if (cached) {
       this.lineCache.delete(blob);
@@ -190,8 +202,7 @@ export class Blamer {
       return cached;
     }
     const bytes = await this.history.blob(blob);
-    const starts = lineStarts(bytes);
-    const lines: BlameLines = { bytes, starts, classes: this.classifier.classify(bytes, starts), indents: lineIndents(bytes, starts) };
+    const lines = near ? blameLinesNear(bytes, near, this.classifier) : blameLines(bytes, this.classifier);
     this.lineCache.set(blob, lines);
     if (this.lineCache.size > LINE_CACHE) this.lineCache.delete(this.lineCache.keys().next().value!);
     return lines;

@@ -61,10 +61,19 @@ export interface BlamedFile {
   commits: Map<string, PorcelainCommit & { replays?: string }>;
 }
 
-/** git blame's attribution of `path` at `revision`, with each commit's details (no session state read). */
-export async function blameFile(repo: Repository, revision: string, path: string): Promise<BlamedFile> {
+/** 0-based final lines [start, end), as `git blame -L start+1,end`. */
+export interface LineRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * git blame's attribution of `path` at `revision` (of the lines in `range` only, when given),
+ * with each commit's details (no session state read).
+ */
+export async function blameFile(repo: Repository, revision: string, path: string, range?: LineRange): Promise<BlamedFile> {
   const commit = await repo.resolveCommit(revision);
-  const blame = await new Blamer(new RepositoryHistory(repo)).blame(commit, path);
+  const blame = await new Blamer(new RepositoryHistory(repo)).blame(commit, path, range);
   if (blame === null) throw new ForgeError('PATH_NOT_FOUND', `No file ${path} at ${revision} (${commit.slice(0, 12)}); name a file that commit holds.`, { data: { path, revision, commit } });
   const commits = new Map<string, PorcelainCommit & { replays?: string }>();
   for (const line of blame.lines) {
@@ -85,9 +94,9 @@ export async function blameFile(repo: Repository, revision: string, path: string
   return { commit, path, blame, commits };
 }
 
-/** Blames `path` at `revision` and names the session turn behind every line a session wrote. */
-export async function fileProvenance(repo: Repository, revision: string, path: string): Promise<FileProvenance> {
-  const file = await blameFile(repo, revision, path);
+/** Blames `path` at `revision` (the lines in `range`, when given) and names the session turn behind every line a session wrote. */
+export async function fileProvenance(repo: Repository, revision: string, path: string, range?: LineRange): Promise<FileProvenance> {
+  const file = await blameFile(repo, revision, path, range);
   const result = file.blame;
   const states = new Map<string, SessionState | null>();
   const stateOf = async (oid: string, id: string) => {
@@ -98,7 +107,7 @@ export async function fileProvenance(repo: Repository, revision: string, path: s
   for (let i = 0; i < result.lines.length; i++) {
     const blamed = result.lines[i]!;
     const info = file.commits.get(blamed.commit)!;
-    const text = lineText(result, i);
+    const text = lineText(result, result.first + i);
     let session: TurnOfLine | null = null;
     if (info.session) {
       const { id, turn } = info.session;
@@ -114,7 +123,7 @@ export async function fileProvenance(repo: Repository, revision: string, path: s
       };
     }
     lines.push({
-      line: i + 1,
+      line: result.first + i + 1,
       text,
       commit: blamed.commit,
       sourceLine: blamed.sourceLine + 1,
@@ -135,11 +144,12 @@ export interface LineConversation {
   call: { id: string; tool: string; args: unknown; ok: boolean; output?: unknown; error?: { code: string; message: string } } | null;
 }
 
-/** `forge why`: the conversation excerpt behind one line. */
+/** `forge why`: the conversation excerpt behind one line (only that line is followed through history). */
 export async function whyLine(repo: Repository, revision: string, path: string, lineNumber: number): Promise<LineConversation> {
-  const file = await fileProvenance(repo, revision, path);
-  const line = file.lines[lineNumber - 1];
-  if (!line) throw new ForgeError('INVALID_ARGUMENT', `${path} has ${file.lines.length} lines at ${revision}; line ${lineNumber} is not one of them.`, { data: { path, line: lineNumber, lines: file.lines.length } });
+  const file = await fileProvenance(repo, revision, path, { start: lineNumber - 1, end: lineNumber });
+  const line = file.lines[0];
+  const count = file.blame.starts.length - 1;
+  if (!line) throw new ForgeError('INVALID_ARGUMENT', `${path} has ${count} lines at ${revision}; line ${lineNumber} is not one of them.`, { data: { path, line: lineNumber, lines: count } });
   if (!line.session) return { line, userMessage: null, assistantText: null, call: null };
   const state = await readStateAt(repo, line.commit, line.session.session);
   const record = line.session.call ? state.toolCalls[line.session.call.index] ?? null : null;

@@ -35,6 +35,7 @@ export function blameGroups(result: BlameResult): Array<{ start: number; count: 
   return groups;
 }
 
+/** The text of final line `index` (0-based, in the whole file), without its newline. */
 export function lineText(result: BlameResult, index: number): string {
   let end = result.starts[index + 1]!;
   if (end > result.starts[index]! && result.bytes[end - 1] === 10) end--;
@@ -64,7 +65,7 @@ export function porcelain(result: BlameResult, commits: ReadonlyMap<string, Porc
     for (let k = 0; k < group.count; k++) {
       const index = group.start + k;
       const line = result.lines[index]!;
-      out.push(`${line.commit} ${line.sourceLine + 1} ${index + 1}${k === 0 ? ` ${group.count}` : ''}\n`);
+      out.push(`${line.commit} ${line.sourceLine + 1} ${result.first + index + 1}${k === 0 ? ` ${group.count}` : ''}\n`);
       if (k === 0 || options.linePorcelain) {
         const info = commits.get(line.commit)!;
         const first = !shown.has(line.commit);
@@ -79,7 +80,7 @@ export function porcelain(result: BlameResult, commits: ReadonlyMap<string, Porc
           out.push(`filename ${quotePath(line.path)}\n`);
         }
       }
-      out.push(`\t${lineText(result, index)}\n`);
+      out.push(`\t${lineText(result, result.first + index)}\n`);
     }
   }
   return out.join('');

@@ -1,9 +1,9 @@
-/** Runs the built `forge` executable (dist/cli.js, built by test/global-setup.ts). */
+/** Runs the built `forge` executable (dist/cli.cjs, package.json's bin, built by test/global-setup.ts). */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { hermeticGitEnv } from './git-cli';
 
-export const FORGE_BIN = resolve('dist/cli.js');
+export const FORGE_BIN = resolve('dist/cli.cjs');
 
 export interface ForgeRun {
   status: number;

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as nodeFs from 'node:fs';
 import { Repository } from '../../src/git';
-import { Blamer } from '../../src/provenance/blame';
+import { Blamer, type BlameHistory } from '../../src/provenance/blame';
 import { RepositoryHistory } from '../../src/provenance/repo-history';
 import { porcelain, type PorcelainCommit } from '../../src/provenance/porcelain';
 import { git } from '../helpers/git-cli';
@@ -46,10 +46,10 @@ function commitAll(dir: string, message: string): void {
   git(dir, ['commit', '-q', '--allow-empty', '-m', message], { env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
 }
 
-async function forgePorcelain(dir: string, path: string): Promise<string> {
+async function forgePorcelain(dir: string, path: string, range?: { start: number; end: number }): Promise<string> {
   const repo = await Repository.open({ fs: nodeFs, dir });
   const history = new RepositoryHistory(repo);
-  const result = (await new Blamer(history).blame(await repo.resolveCommit('HEAD'), path))!;
+  const result = (await new Blamer(history).blame(await repo.resolveCommit('HEAD'), path, range))!;
   const commits = new Map<string, PorcelainCommit>();
   for (const line of result.lines) {
     if (commits.has(line.commit)) continue;
@@ -59,51 +59,57 @@ async function forgePorcelain(dir: string, path: string): Promise<string> {
   return porcelain(result, commits);
 }
 
+/** A random history of one file in a new repository (merges, renames, indented blocks); its last path. */
+async function buildHistory(initial: string[], steps: Step[]): Promise<{ dir: string; path: string; lines: string[] }> {
+  const dir = makeTempDir('blame-oracle');
+  git(dir, ['init', '-q', '-b', 'main']);
+  let path = 'src/file.c';
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  let lines = initial;
+  const write = () => writeFileSync(join(dir, path), lines.map((l) => l + '\n').join(''));
+  write();
+  commitAll(dir, 'initial\n\nbody');
+  for (const [n, s] of steps.entries()) {
+    if (s.kind === 'edit') {
+      lines = apply(lines, s);
+      write();
+      commitAll(dir, `edit ${n}`);
+    } else if (s.kind === 'rename') {
+      const next = path === 'src/file.c' ? 'lib/moved.c' : 'src/file.c';
+      mkdirSync(join(dir, next, '..'), { recursive: true });
+      git(dir, ['mv', path, next]);
+      path = next;
+      commitAll(dir, `rename ${n}`);
+    } else {
+      const base = lines;
+      git(dir, ['checkout', '-q', '-b', `side${n}`]);
+      lines = s.right.reduce(apply, base);
+      write();
+      commitAll(dir, `side ${n}`);
+      git(dir, ['checkout', '-q', 'main']);
+      lines = s.left.reduce(apply, base);
+      write();
+      commitAll(dir, `main ${n}`);
+      // The merge's result: whatever git merges, else ours with the side's lines appended.
+      const merged = git(dir, ['merge', '-q', '--no-edit', `side${n}`], { allowFail: true });
+      if (merged.status !== 0) {
+        lines = [...lines, ...s.right.flatMap((e) => e.insert)];
+        write();
+        commitAll(dir, `merge ${n}`);
+      } else {
+        git(dir, ['commit', '--amend', '-q', '--no-edit'], { env: { GIT_COMMITTER_DATE: `${1700000000 + ++tick * 60} +0100` } });
+        lines = (await import('node:fs')).readFileSync(join(dir, path), 'utf8').split('\n').slice(0, -1);
+      }
+    }
+  }
+  return { dir, path, lines };
+}
+
 describe('forge blame agrees with git blame', () => {
   it('on random histories with merges, renames and indented blocks (porcelain byte for byte)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 30 }), fc.array(step, { minLength: 1, maxLength: 8 }), async (initial, steps) => {
-        const dir = makeTempDir('blame-oracle');
-        git(dir, ['init', '-q', '-b', 'main']);
-        let path = 'src/file.c';
-        mkdirSync(join(dir, 'src'), { recursive: true });
-        let lines = initial;
-        const write = () => writeFileSync(join(dir, path), lines.map((l) => l + '\n').join(''));
-        write();
-        commitAll(dir, 'initial\n\nbody');
-        for (const [n, s] of steps.entries()) {
-          if (s.kind === 'edit') {
-            lines = apply(lines, s);
-            write();
-            commitAll(dir, `edit ${n}`);
-          } else if (s.kind === 'rename') {
-            const next = path === 'src/file.c' ? 'lib/moved.c' : 'src/file.c';
-            mkdirSync(join(dir, next, '..'), { recursive: true });
-            git(dir, ['mv', path, next]);
-            path = next;
-            commitAll(dir, `rename ${n}`);
-          } else {
-            const base = lines;
-            git(dir, ['checkout', '-q', '-b', `side${n}`]);
-            lines = s.right.reduce(apply, base);
-            write();
-            commitAll(dir, `side ${n}`);
-            git(dir, ['checkout', '-q', 'main']);
-            lines = s.left.reduce(apply, base);
-            write();
-            commitAll(dir, `main ${n}`);
-            // The merge's result: whatever git merges, else ours with the side's lines appended.
-            const merged = git(dir, ['merge', '-q', '--no-edit', `side${n}`], { allowFail: true });
-            if (merged.status !== 0) {
-              lines = [...lines, ...s.right.flatMap((e) => e.insert)];
-              write();
-              commitAll(dir, `merge ${n}`);
-            } else {
-              git(dir, ['commit', '--amend', '-q', '--no-edit'], { env: { GIT_COMMITTER_DATE: `${1700000000 + ++tick * 60} +0100` } });
-              lines = (await import('node:fs')).readFileSync(join(dir, path), 'utf8').split('\n').slice(0, -1);
-            }
-          }
-        }
+        const { dir, path } = await buildHistory(initial, steps);
         const expected = git(dir, ['blame', '--porcelain', path]).stdout;
         const ours = (await forgePorcelain(dir, path)).split('\n').filter((l) => !l.startsWith('forge-')).join('\n');
         expect(ours).toBe(expected);
@@ -112,6 +118,50 @@ describe('forge blame agrees with git blame', () => {
       { numRuns: 15 },
     );
   }, 300_000);
+
+  it('for a range of lines (-L): only those lines followed, the same attribution as git blame -L', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 30 }), fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(60), fc.nat(4), async (initial, steps, at, extra) => {
+        const { dir, path } = await buildHistory(initial, steps);
+        const lines = nodeFs.readFileSync(join(dir, path), 'utf8').split('\n').slice(0, -1);
+        if (lines.length === 0) return;
+        const start = at % lines.length;
+        const end = Math.min(lines.length, start + 1 + extra);
+        const expected = git(dir, ['blame', '--porcelain', '-L', `${start + 1},${end}`, path]).stdout;
+        const ours = (await forgePorcelain(dir, path, { start, end })).split('\n').filter((l) => !l.startsWith('forge-')).join('\n');
+        expect(ours).toBe(expected);
+      }),
+      { numRuns: 20 },
+    );
+  }, 300_000);
+
+  it('stops once the range\'s origin is found: a line the last of 40 commits wrote reads two commits, not the history', async () => {
+    const dir = makeTempDir('blame-stop');
+    git(dir, ['init', '-q', '-b', 'main']);
+    const lines: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      lines.push(`line ${n}`);
+      writeFileSync(join(dir, 'f.txt'), lines.map((l) => l + '\n').join(''));
+      commitAll(dir, `add line ${n}`);
+    }
+    const repo = await Repository.open({ fs: nodeFs, dir });
+    const history = new RepositoryHistory(repo);
+    const visited = new Set<string>();
+    const counting: BlameHistory = {
+      commit: (oid) => (visited.add(oid), history.commit(oid)),
+      fileAt: (commit, path) => (visited.add(commit), history.fileAt(commit, path)),
+      renamedFrom: (parent, commit, path) => history.renamedFrom(parent, commit, path),
+      blob: (oid) => history.blob(oid),
+    };
+    const head = await repo.resolveCommit('HEAD');
+    const result = (await new Blamer(counting).blame(head, 'f.txt', { start: 39, end: 40 }))!;
+    expect(result.lines).toEqual([{ commit: head, path: 'f.txt', sourceLine: 39 }]);
+    expect(visited.size).toBe(2);
+    visited.clear();
+    await new Blamer(counting).blame(head, 'f.txt');
+    expect(visited.size).toBe(40);
+    expect(git(dir, ['blame', '--porcelain', '-L', '40,40', 'f.txt']).stdout.split(' ')[0]).toBe(head);
+  });
 
   it('where the indent heuristic decides: whole blocks inserted and removed between blank-line separated blocks', async () => {
     const block = fc.tuple(fc.constantFrom('def f():', 'int g(void) {', 'class K:'), fc.array(fc.constantFrom('    a = 1', '    return a', '\tcall();', '        nested()'), { minLength: 1, maxLength: 3 }), fc.boolean());

@@ -1,7 +1,7 @@
 /** forge blame <path> | forge why <path>:<line> */
 import type { Command } from 'commander';
 import { ForgeError } from '../../errors';
-import { blameFile, fileProvenance, porcelain, whyLine, type LineProvenance } from '../../provenance';
+import { blameFile, fileProvenance, porcelain, whyLine, type BlameResult, type LineProvenance, type LineRange } from '../../provenance';
 import { paint } from '../color';
 import { common } from '../common';
 import { emit, shortOid, type CommonOptions } from '../io';
@@ -15,7 +15,7 @@ function who(line: LineProvenance): string {
 
 function humanBlame(lines: LineProvenance[]): string {
   const whoWidth = Math.max(0, ...lines.map((l) => who(l).length));
-  const numWidth = String(lines.length).length;
+  const numWidth = String(lines.at(-1)?.line ?? 0).length;
   return lines
     .map((l) => {
       const date = `${l.author.time.slice(0, 10)} ${l.author.time.slice(11, 16)} UTC`;
@@ -31,20 +31,39 @@ function parseLocation(spec: string): { path: string; line: number } {
   return { path: match[1]!, line: Number(match[2]) };
 }
 
+/** git blame's `-L <start>,<end>` (1-based, inclusive; `<start>,+<count>` and `<start>,` too) as 0-based [start, end). */
+function parseRange(spec: string | undefined): LineRange | undefined {
+  if (spec === undefined) return undefined;
+  const match = /^(\d+)(?:,(?:(\d+)|\+(\d+))?)?$/.exec(spec);
+  const start = match ? Number(match[1]) : 0;
+  const end = match?.[2] !== undefined ? Number(match[2]) : match?.[3] !== undefined ? start + Number(match[3]) - 1 : Number.MAX_SAFE_INTEGER;
+  if (!match || start < 1 || end < start) throw new ForgeError('INVALID_ARGUMENT', `-L expects <start>,<end> with 1 <= start <= end (or <start>,+<count>), got ${JSON.stringify(spec)}.`, { data: { spec } });
+  return { start: start - 1, end };
+}
+
+function checkRange(range: LineRange | undefined, blame: BlameResult, path: string): void {
+  const count = blame.starts.length - 1;
+  if (range && range.start >= count) throw new ForgeError('INVALID_ARGUMENT', `${path} has only ${count} lines; -L starts at line ${range.start + 1}.`, { data: { path, lines: count, start: range.start + 1 } });
+}
+
 export function registerBlame(program: Command): void {
   common(program.command('blame <path>'))
     .description("each line with the commit that last changed it (git blame's attribution) and, for lines a session wrote, the session, turn, tool call and user message")
     .option('--rev <rev>', 'the commit to blame (default: HEAD)', 'HEAD')
     .option('--porcelain', "git blame --porcelain's format (forge-session/forge-turn header lines added for session turns)")
     .option('--line-porcelain', 'like --porcelain, with the commit details on every line')
-    .action(async (path: string, options: CommonOptions & { rev: string; porcelain?: boolean; linePorcelain?: boolean }) => {
+    .option('-L <range>', "only lines <start>,<end> (1-based, inclusive; <start>,+<count>), as git blame -L: only they are followed through history")
+    .action(async (path: string, options: CommonOptions & { rev: string; porcelain?: boolean; linePorcelain?: boolean; L?: string }) => {
+      const range = parseRange(options.L);
       const repo = await openRepository(options);
       if ((options.porcelain || options.linePorcelain) && !options.json) {
-        const blamed = await blameFile(repo, options.rev, path.replace(/^\.\//, ''));
+        const blamed = await blameFile(repo, options.rev, path.replace(/^\.\//, ''), range);
+        checkRange(range, blamed.blame, path);
         process.stdout.write(porcelain(blamed.blame, blamed.commits, { linePorcelain: options.linePorcelain === true }));
         return;
       }
-      const file = await fileProvenance(repo, options.rev, path.replace(/^\.\//, ''));
+      const file = await fileProvenance(repo, options.rev, path.replace(/^\.\//, ''), range);
+      checkRange(range, file.blame, path);
       emit(options, { commit: file.commit, path: file.path, lines: file.lines }, () => humanBlame(file.lines));
     });
 

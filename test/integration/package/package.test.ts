@@ -43,7 +43,7 @@ describe('the package', () => {
     const paths = files.map((f) => f.path);
     // forge inspect serves the page from beside the bundle (dist/inspect/, read at start-up).
     const page = ['dist/inspect/index.html', 'dist/inspect/app.js', 'dist/inspect/app.css'];
-    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli.js', 'dist/forge.cjs', 'dist/types/index.d.ts', ...page]) expect(paths).toContain(required);
+    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli.js', 'dist/cli.cjs', 'dist/forge.cjs', 'dist/types/index.d.ts', ...page]) expect(paths).toContain(required);
     expect(readFileSync('LICENSE', 'utf8').split('\n')[0]).toBe(`${pkg.license} License`);
   });
 

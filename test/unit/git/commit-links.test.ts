@@ -34,7 +34,7 @@ describe('parseCommitLinks', () => {
           return; // a signature serializeCommit refuses
         }
         const full = parseCommit(bytes);
-        expect(parseCommitLinks(bytes)).toEqual({ parents: full.parents, time: full.committer.timestamp });
+        expect(parseCommitLinks(bytes)).toEqual({ tree: full.tree, parents: full.parents, time: full.committer.timestamp });
       }),
       { numRuns: 500 },
     );

@@ -42,7 +42,7 @@ try {
 
   // First load in this process: the WebAssembly module compiled and instantiated, the tool's module evaluated once.
   let t = performance.now();
-  const { registry } = await forge.registryWithRepoTools(forge.BUILTIN_TOOLS, session.vfs, { sandbox: new forge.QuickJsSandbox() });
+  const { registry } = await forge.registryWithRepoTools(forge.BUILTIN_TOOLS, session.vfs, { sandbox: new forge.QuickJsSandbox(), trust: new forge.LocalToolTrust(repo) });
   const firstLoad = performance.now() - t;
   if (!registry.get('append_line')) throw new Error('the tool did not load');
   const tools = new forge.SessionToolRunner(session, { approval: forge.allowAll, registry });

@@ -40,6 +40,8 @@ export function registerTurn(program: Command): void {
       const { denied_paths } = loadSettings(store.repo.workdir, {});
       const session = await store.open(options.session);
       for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
+      // Nothing is acknowledged before this process exits: the calls' blobs are pinned once, at the commit.
+      session.pinPerBatch();
       const registry = await cliToolRegistryFor(session.repo, session.vfs);
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);

@@ -100,7 +100,7 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     const run = turn(repo, 'gone');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/1 pending file\(s\) were dropped when the session was opened: .*\(q\.txt\)/);
-    const committed = branchTip(repo, 'gone');
+    const committed = branchTip(repo, 'gone')!;
     expect(committed).not.toBe(before);
     expect(lsTree(repo, committed)).not.toContain('q.txt');
     expect(git(repo.dir, ['log', '-1', '--format=%B', committed]).stdout).toContain('dropped when the session was opened');

@@ -10,7 +10,7 @@ const CR = 13;
 
 export class Utf8Lines {
   /** starts[i] is where line i + 1 starts; starts[count] is the end. */
-  private readonly starts: Float64Array;
+  private readonly starts: Uint32Array | Float64Array;
   readonly count: number;
 
   /** `from`: where the text starts in `bytes` (after a byte order mark). */
@@ -18,23 +18,31 @@ export class Utf8Lines {
     private readonly bytes: Uint8Array,
     from = 0,
   ) {
-    const starts: number[] = [from];
-    if (bytes.indexOf(CR, from) === -1) {
-      for (let i = bytes.indexOf(LF, from); i !== -1; i = bytes.indexOf(LF, i + 1)) starts.push(i + 1);
+    // Counted first, then stored in an index of exactly that size: a JS array of a million
+    // numbers copied into the index (or a doubled one) was several times the index in garbage.
+    const hasCr = bytes.indexOf(CR, from) !== -1;
+    let terminators = 0;
+    if (!hasCr) for (let i = bytes.indexOf(LF, from); i !== -1; i = bytes.indexOf(LF, i + 1)) terminators++;
+    else for (let i = from; i < bytes.length; i++) if (bytes[i] === LF || (bytes[i] === CR && bytes[i + 1] !== LF)) terminators++;
+    const starts = bytes.length < 2 ** 32 ? new Uint32Array(terminators + 2) : new Float64Array(terminators + 2);
+    let count = 0;
+    starts[count++] = from;
+    if (!hasCr) {
+      for (let i = bytes.indexOf(LF, from); i !== -1; i = bytes.indexOf(LF, i + 1)) starts[count++] = i + 1;
     } else {
       for (let i = from; i < bytes.length; i++) {
         const c = bytes[i];
-        if (c === LF) starts.push(i + 1);
+        if (c === LF) starts[count++] = i + 1;
         else if (c === CR) {
           if (bytes[i + 1] === LF) i++;
-          starts.push(i + 1);
+          starts[count++] = i + 1;
         }
       }
     }
     // Text ending in a newline (or empty) has no line after its last terminator.
-    if (starts[starts.length - 1] !== bytes.length) starts.push(bytes.length);
-    this.count = starts.length - 1;
-    this.starts = Float64Array.from(starts);
+    if (starts[count - 1] !== bytes.length) starts[count++] = bytes.length;
+    this.count = count - 1;
+    this.starts = starts;
   }
 
   /** 1-based `line` without its terminator. */

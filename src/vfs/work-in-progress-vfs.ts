@@ -28,6 +28,9 @@ export interface WorkInProgressOptions {
 
 type Kind = 'file' | 'symlink' | 'submodule' | 'directory';
 
+/** A batch's blobs are pinned once they add up to this much (see deferPins). */
+const PIN_BATCH_BYTES = 8 * 1024 * 1024;
+
 export class WorkInProgressVfs implements WritableVfs {
   private pending = new Map<string, PendingValue>();
   /** Number of live pending files below each directory (pending writes create directories). */
@@ -49,6 +52,8 @@ export class WorkInProgressVfs implements WritableVfs {
    * journal record pins its blobs first.
    */
   private unpinned: Set<string> | null = null;
+  /** Bytes of the blobs in `unpinned` (as far as known): the object store holds them until a ref moves. */
+  private unpinnedBytes = 0;
   readonly owner: string;
   private readonly options: WorkInProgressOptions;
 
@@ -93,11 +98,14 @@ export class WorkInProgressVfs implements WritableVfs {
   /**
    * From here on, journal records do not pin their blobs one by one: they are pinned together
    * by pinDeferred (a `forge turn`, whose calls are acknowledged only when it exits, pins once
-   * per batch instead of once per call). A kill before that leaves a journal naming unpinned
+   * per batch instead of once per call; a long batch every PIN_BATCH_BYTES of blobs, so what the
+   * object store holds for them stays bounded). A kill before that leaves a journal naming unpinned
    * blobs; a gc may remove them, and the next open drops those paths (restore's `dropped`).
    */
   deferPins(): void {
-    if (!this.options.readOnly) this.unpinned ??= new Set();
+    if (this.options.readOnly || this.unpinned !== null) return;
+    this.unpinned = new Set();
+    this.unpinnedBytes = 0;
   }
 
   /**
@@ -109,6 +117,7 @@ export class WorkInProgressVfs implements WritableVfs {
     const unpinned = this.unpinned;
     if (unpinned === null || unpinned.size === 0) return;
     this.unpinned = new Set();
+    this.unpinnedBytes = 0;
     const oids: string[] = [];
     for (const oid of unpinned) if (verified.has(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
     await this.options.pin?.pin(oids, this.base.commit ?? '');
@@ -288,6 +297,7 @@ export class WorkInProgressVfs implements WritableVfs {
   async discard(): Promise<void> {
     this.resetPending();
     this.unpinned &&= new Set();
+    this.unpinnedBytes = 0;
     this.stateRecords = [];
     this.batch = null;
     if (this.options.readOnly) return;
@@ -306,6 +316,7 @@ export class WorkInProgressVfs implements WritableVfs {
     this.base = newBase;
     this.resetPending();
     this.unpinned &&= new Set();
+    this.unpinnedBytes = 0;
     this.stateRecords = [];
     this.batch = null;
     this.journalStarted = false;
@@ -427,7 +438,14 @@ export class WorkInProgressVfs implements WritableVfs {
     if (this.unpinned !== null) {
       // Batched: pinDeferred asks which are still there.
       for (const oid of keep) this.unpinned.add(oid);
-      for (const change of changes) if ('oid' in change) this.unpinned.add(change.oid);
+      for (const change of changes) {
+        if (!('oid' in change) || this.unpinned.has(change.oid)) continue;
+        this.unpinned.add(change.oid);
+        this.unpinnedBytes += this.writtenSizes.get(change.oid) ?? 0;
+      }
+      // The object store keeps what it wrote until a ref reaches it (to write it again if a gc
+      // takes it): a long batch is pinned every few MiB so that memory stays bounded.
+      if (this.unpinnedBytes >= PIN_BATCH_BYTES) await this.pinDeferred();
     } else {
       // What the undo entry restores may have been pruned long ago: the pin never names a missing object.
       const blobs: string[] = keep.length > 0 ? await this.present(keep) : [];

@@ -12,11 +12,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as nodeFs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SessionToolRunner } from '../../src/agent/tool-calls';
+import { Repository, type GitFs } from '../../src/git';
+import { nodePlatform } from '../../src/git/node/platform';
+import { SessionStore } from '../../src/session';
+import { allowAll } from '../../src/tools';
 import { FORGE_BIN, forge } from '../helpers/forge-cli';
 import { expectFsckClean } from '../helpers/fsck';
 import { git, hermeticGitEnv } from '../helpers/git-cli';
-import { copyFixture, type RepoHandle } from '../helpers/repos';
+import { copyFixture, makeRepo, type RepoHandle } from '../helpers/repos';
 import { rng } from '../unit/text/replay/corpus';
 
 const KILLS = Number(process.env.FORGE_BATCH_PIN_KILLS ?? 3);
@@ -132,4 +138,47 @@ describe('issue 30, 3: forge turn pins once per batch; gc --prune=now beside it,
     }
     process.stderr.write(`batch-pin faults: ${KILLS} rounds, ${droppedTotal} pending file(s) taken by the gc and dropped\n`);
   }, 600_000);
+});
+
+describe('issue 30, 3: what a batch pins, and when', () => {
+  const pinned = (dir: string, id: string): Set<string> => {
+    const tip = git(dir, ['rev-parse', '--verify', '--quiet', `refs/forge/pending/${id}`], { allowFail: true }).stdout.trim();
+    if (!tip) return new Set();
+    return new Set(git(dir, ['ls-tree', '-r', tip]).stdout.split('\n').filter(Boolean).map((l) => { const [fan, name] = l.split('\t')[1]!.split('/'); return fan! + name!; }));
+  };
+  const blobOf = (dir: string, content: string) => git(dir, ['hash-object', '--stdin'], { input: content }).stdout.trim();
+
+  it('per call without a batch (MCP, forge run); with one, nothing until 8 MiB of blobs, then those at once; a failed commit pins the rest', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const open = async (id: string) => {
+      const r = await Repository.open({ fs: nodeFs as unknown as GitFs, dir: repo.dir, platform: nodePlatform });
+      const session = await new SessionStore(r).create({ id });
+      return { session, runner: new SessionToolRunner(session, { approval: allowAll }) };
+    };
+    // Acknowledged per call: each write is pinned when its call returns.
+    const each = await open('each');
+    expect((await each.runner.call({ tool: 'write_file', args: { path: 'one.txt', content: 'one\n' } })).ok).toBe(true);
+    expect(pinned(repo.dir, 'each').has(blobOf(repo.dir, 'one\n'))).toBe(true);
+    await each.session.close();
+
+    const batch = await open('batch');
+    batch.session.pinPerBatch();
+    const big = (k: number) => `${k}`.padEnd(1024 * 1024, '.');
+    for (let k = 0; k < 7; k++) expect((await batch.runner.call({ tool: 'write_file', args: { path: `big/${k}.txt`, content: big(k) } })).ok).toBe(true);
+    expect(pinned(repo.dir, 'batch').size).toBe(0);
+    expect((await batch.runner.call({ tool: 'write_file', args: { path: 'big/7.txt', content: big(7) } })).ok).toBe(true);
+    const first = pinned(repo.dir, 'batch');
+    for (let k = 0; k < 8; k++) expect(first.has(blobOf(repo.dir, big(k))), `big/${k}.txt`).toBe(true);
+    expect((await batch.runner.call({ tool: 'write_file', args: { path: 'small.txt', content: 'small\n' } })).ok).toBe(true);
+    expect(pinned(repo.dir, 'batch').has(blobOf(repo.dir, 'small\n'))).toBe(false);
+    // A commit that fails (the branch checked out) leaves the batch pending: it is pinned then.
+    git(repo.dir, ['worktree', 'add', '-q', `${repo.dir}-wt`, 'forge/session/batch']);
+    await expect(batch.session.commitTurn()).rejects.toMatchObject({ code: 'BRANCH_CHECKED_OUT' });
+    expect(pinned(repo.dir, 'batch').has(blobOf(repo.dir, 'small\n'))).toBe(true);
+    git(repo.dir, ['worktree', 'remove', '--force', `${repo.dir}-wt`]);
+    const turn = await batch.session.commitTurn();
+    expect(git(repo.dir, ['show', `${turn.commit}:small.txt`]).stdout).toBe('small\n');
+    expect(pinned(repo.dir, 'batch').size).toBe(0);
+    expectFsckClean(repo.gitdir);
+  });
 });

@@ -10,7 +10,10 @@
  *     runtime's own peak RSS) and bench/git-big-edit.sh.
  *
  *   node bench/turn-memory-bench.mjs [--runs 5] [--cases turn1000,turn10000,bigEdit]
- *        [--big-bytes 50000000] [--forge-bin dist/cli.js] [--keep]
+ *        [--big-bytes 50000000] [--forge-bin dist/cli.js] [--before-bin OTHER/dist/cli.js] [--keep]
+ *
+ * --before-bin: another build (e.g. the commit before a change) whose `forge turn`s run in the
+ * same loop, alternating with the others, as a "before" row.
  *
  * Every commit is checked with git (its files' blob oids, the edited line), and `git fsck
  * --strict` of the repository is clean at the end. Prints a markdown table (medians).
@@ -20,13 +23,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median, prng, ROOT, run, sha1, timeProcess } from './bench-kit.mjs';
 
-const opts = { runs: 5, cases: ['turn1000', 'turn10000', 'bigEdit'], bigBytes: 50_000_000, forgeBin: join(ROOT, 'dist', 'cli.js'), keep: false };
+const opts = { runs: 5, cases: ['turn1000', 'turn10000', 'bigEdit'], bigBytes: 50_000_000, forgeBin: join(ROOT, 'dist', 'cli.js'), beforeBin: null, keep: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === '--runs') opts.runs = Number(process.argv[++i]);
   else if (a === '--cases') opts.cases = process.argv[++i].split(',');
   else if (a === '--big-bytes') opts.bigBytes = Number(process.argv[++i]);
   else if (a === '--forge-bin') opts.forgeBin = resolve(process.argv[++i]);
+  else if (a === '--before-bin') opts.beforeBin = resolve(process.argv[++i]);
   else if (a === '--keep') opts.keep = true;
   else throw new Error(`unknown argument ${a}`);
 }
@@ -40,7 +44,7 @@ const blobOid = (bytes) => sha1(Buffer.concat([Buffer.from(`blob ${bytes.length}
 const work = mkdtempSync(join(tmpdir(), 'forge-turn-mem-'));
 const repo = join(work, 'repo');
 const git = (args, o = {}) => run('git', ['-C', repo, ...args], o);
-const forge = (args) => timeProcess(process.execPath, [opts.forgeBin, ...args, '--repo', repo]);
+const forge = (args, bin = opts.forgeBin) => timeProcess(process.execPath, [bin, ...args, '--repo', repo]);
 
 // ---- the repository: a few hundred small files, and the big text file when asked for
 const rand = prng(30);
@@ -80,8 +84,25 @@ function turnCase(n) {
   log(`forge turn of ${n} write_file calls vs bench/git-turn.sh, ${opts.runs} runs`);
   const forgeRuns = [];
   const gitRuns = [];
+  const beforeRuns = [];
   for (let i = 0; i < opts.runs; i++) {
     const id = `t${n}-${i}`;
+    if (opts.beforeBin) {
+      // The other build, on files of the same sizes (its own paths and first lines).
+      const bid = `b${n}-${i}`;
+      const bfiles = Array.from({ length: n }, (_, k) => [`gen/b${i}/d${k % 32}/f${k}.txt`, Buffer.from(`before ${bid} ${k}\n${text(20 + (k % 40))}`)]);
+      run(process.execPath, [opts.beforeBin, 'session', 'new', '--base', 'main', '--id', bid, '--repo', repo]);
+      const bcalls = join(work, `calls-${bid}.json`);
+      writeFileSync(bcalls, JSON.stringify(bfiles.map(([path, b]) => ({ tool: 'write_file', args: { path, content: b.toString('utf8') } }))));
+      const b = forge(['turn', '--session', bid, '--calls', bcalls, '--json'], opts.beforeBin);
+      rmSync(bcalls);
+      const bout = JSON.parse(b.stdout.toString('utf8'));
+      check(bout.results.length === n && bout.results.every((r) => r.ok), `before turn ${bid}: a call failed`);
+      const listed = new Map(git(['ls-tree', '-r', bout.commit, `gen/b${i}`]).trim().split('\n').map((l) => [l.split('\t')[1], l.split('\t')[0].split(' ')[2]]));
+      check(listed.size === n && bfiles.every(([p, bb]) => listed.get(p) === blobOid(bb)), `before turn ${bid}: the committed blobs differ`);
+      beforeRuns.push(b);
+      log(`  run ${i}: before ${b.ms.toFixed(0)} ms ${(b.rssKiB / MiB).toFixed(1)} MiB`);
+    }
     const files = Array.from({ length: n }, (_, k) => [`gen/r${i}/d${k % 32}/f${k}.txt`, Buffer.from(`forge ${id} ${k}\n${text(20 + (k % 40))}`)]);
     const gitFiles = files.map(([p, b]) => [p, Buffer.concat([Buffer.from(`git ${id}\n`), b])]);
     // forge
@@ -111,7 +132,9 @@ function turnCase(n) {
     }
     log(`  run ${i}: forge ${f.ms.toFixed(0)} ms ${(f.rssKiB / MiB).toFixed(1)} MiB, git ${g.ms.toFixed(0)} ms ${(g.rssKiB / MiB).toFixed(1)} MiB`);
   }
-  row(`\`forge turn\` of ${n.toLocaleString('en')} \`write_file\` calls (new files) vs bench/git-turn.sh`, forgeRuns, { name: 'git plumbing', runs: gitRuns }, n === 1000 ? '≤ 1x git; peak RSS < 150 MiB' : 'peak RSS < 151 MiB');
+  const target = n === 1000 ? '≤ 1x git; peak RSS < 150 MiB' : 'peak RSS < 151 MiB';
+  if (opts.beforeBin) row(`… the same with the before build (${opts.beforeBin})`, beforeRuns, { name: 'git plumbing', runs: gitRuns }, target);
+  row(`\`forge turn\` of ${n.toLocaleString('en')} \`write_file\` calls (new files) vs bench/git-turn.sh`, forgeRuns, { name: 'git plumbing', runs: gitRuns }, target);
 }
 
 function bigEditCase() {

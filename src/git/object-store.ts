@@ -213,6 +213,28 @@ export class ObjectStore {
     await this.restoreMissing(objects);
   }
 
+  /**
+   * Writes an object again from what this store still holds of it since its write (no ref has
+   * reached it yet: a batch's blobs before their pin); false when it holds nothing of it.
+   */
+  private async rewriteHeld(oid: string): Promise<boolean> {
+    const held = this.unsettled.get(oid);
+    if (held === undefined) return false;
+    await this.restoreMissing([[oid, held]]);
+    return true;
+  }
+
+  /**
+   * For an object this store wrote since the last ref move: on disk now (asked of the files),
+   * or written again from what it holds; true either way. Written by this process, it needs no
+   * freshening (its mtime is recent). False for any other object.
+   */
+  async ensureHeld(oid: string): Promise<boolean> {
+    if (!this.unsettled.has(oid)) return false;
+    if (!(await this.presentNow(oid))) await this.rewriteHeld(oid);
+    return true;
+  }
+
   /** Writes again, same bytes under the same oid, each of these objects that is not on disk now. */
   private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Uint8Array }]>): Promise<void> {
     for (const [oid, { type, content }] of objects) {

@@ -238,13 +238,14 @@ export class Repository {
 
   /**
    * Each of these objects that is not on disk now (a `git prune` removed it) is written again
-   * from what this process still holds: the blob cache, the parsed trees. Returns the oids that
+   * from what this process still holds: the blob cache, what the object store wrote since the
+   * last ref move, the parsed trees. Returns the oids that
    * are neither on disk nor held (their content is gone).
    */
   async restoreFromMemory(oids: Iterable<string>): Promise<string[]> {
     const lost: string[] = [];
     for (const oid of oids) {
-      if (await this.objects.freshen(oid)) continue;
+      if ((await this.objects.ensureHeld(oid)) || (await this.objects.freshen(oid))) continue;
       const blob = this.blobs.get(oid) ?? (this.largeBlob?.oid === oid ? this.largeBlob.bytes : undefined);
       if (blob !== undefined && (await this.objects.write('blob', blob)) === oid) continue;
       const tree = this.trees.get(oid);

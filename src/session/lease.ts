@@ -20,7 +20,7 @@
 import { ForgeError, toForgeError } from '../errors';
 import { createExclusive, dirname, errnoCode, flushWrites, joinPath, mkdirp, type GitFs, type ProcessInfo } from '../git';
 
-interface LeaseRecord {
+export interface LeaseRecord {
   pid: number;
   host: string;
   token: string;
@@ -158,9 +158,12 @@ export class SessionLease {
     return holder === undefined || (holder !== null && this.isStale(holder));
   }
 
-  /** Throws SESSION_BUSY when the lease is no longer this process's (taken over, or removed). */
-  async assertHeld(): Promise<void> {
-    const holder = await this.read();
+  /**
+   * Throws SESSION_BUSY when the lease is no longer this process's (taken over, or removed).
+   * `holder`: the lease as the caller just read it (one read per check, not two).
+   */
+  async assertHeld(holder?: LeaseRecord | null): Promise<void> {
+    if (holder === undefined) holder = await this.read();
     if (holder?.token === PROCESS_TOKEN) return;
     throw new ForgeError('SESSION_BUSY', `This process no longer holds session ${this.sessionId}: ${holder ? `${describe(holder)} took it over` : 'its lease was removed (forge session discard --force?)'}. Nothing was written.`, {
       data: { session: this.sessionId, ...(holder ? { holder: { pid: holder.pid, host: holder.host, since: holder.since } } : {}) },

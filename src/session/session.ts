@@ -64,7 +64,7 @@ export class LeaseGuard {
       return;
     }
     const holder = await this.lease.read();
-    if (holder !== undefined) return this.lease.assertHeld();
+    if (holder !== undefined) return this.lease.assertHeld(holder);
     this.held = false;
     await this.onDiscarded?.();
     throw new ForgeError('PENDING_DISCARDED', 'The pending changes of this session were discarded by another process (forge session discard); this view is back at the branch head and this call changed nothing.', {
@@ -90,6 +90,8 @@ export class Session {
   journalTear?: { line: number; dropped: number };
   /** Set when opening moved the branch back from a head a gc had pruned. */
   prunedHead?: { missing: string; restored: string };
+  /** Set when opening dropped pending paths whose blobs a gc removed before they were pinned. */
+  droppedOnOpen?: string[];
 
   constructor(
     private readonly ctx: SessionContext,
@@ -119,6 +121,7 @@ export class Session {
       const { missing, restored } = this.prunedHead;
       notes.push(`the branch head ${missing.slice(0, 12)} had lost objects to a git gc/prune that ran while it was committed; the branch is back at ${restored.slice(0, 12)}, its last complete commit, and what survived of that turn (the pending-changes journal, else the files still in the repository) is pending again.`);
     }
+    if (this.droppedOnOpen) notes.push(droppedNote(this.droppedOnOpen, 'when the session was opened'));
     const carried = this.carriedOver;
     if (carried?.rescue) {
       notes.push(`the branch moved under the pending changes: ${carried.reapplied.length} carried onto ${this.headOid.slice(0, 12)}; ${carried.conflicts.length} conflict with it (${carried.conflicts.slice(0, 5).join(', ')}) and were kept aside in ${carried.rescue.ref} ("git show ${carried.rescue.commit}").`);
@@ -261,10 +264,31 @@ export class Session {
   }
 
   /**
+   * The tool calls up to the next commit are acknowledged together (a `forge turn` tells its
+   * caller only when it exits): their blobs are pinned for gc once, at the commit, instead of
+   * once per call. A gc beside a batch killed before that may remove some: opening the session
+   * drops those paths and says so (droppedOnOpen). A connection that acknowledges each call
+   * (MCP, `forge run`) never batches.
+   */
+  pinPerBatch(): void {
+    this.vfs.deferPins();
+  }
+
+  /**
    * Commits all pending changes and the session state as ONE commit on the session branch,
    * moving the branch by compare-and-swap. On a lost race the pending layer stays intact.
    */
   async commitTurn(options: CommitTurnOptions = {}): Promise<TurnCommit> {
+    try {
+      return await this.commitWithRetry(options);
+    } catch (error) {
+      // Not committed: what the batch wrote stays pending, so it is kept from gc now.
+      await this.vfs.pinDeferred().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async commitWithRetry(options: CommitTurnOptions): Promise<TurnCommit> {
     await this.prepareCall();
     try {
       return await this.commitOnce(options);
@@ -338,8 +362,12 @@ export class Session {
     // publish a tree that names a missing object. The files are asked (not a cached listing);
     // what this process still holds is written again. The commit's own new objects (its trees,
     // the session file, the commit) are checked under the ref's lock (ObjectStore.restoreUnsettled).
-    const missing = await repo.restoreFromMemory(this.vfs.pendingOids());
+    const pendingOids = this.vfs.pendingOids();
+    const missing = await repo.restoreFromMemory(pendingOids);
     if (missing.length > 0) throw await this.dropLostPending(missing);
+    // A batch's blobs are pinned before the branch moves onto them: a gc that walks the refs
+    // between here and the move (and a kill meanwhile) cannot leave the branch naming a pruned blob.
+    await this.vfs.pinDeferred(new Set(pendingOids));
     const changes = await this.vfs.diff();
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
@@ -403,7 +431,7 @@ export class Session {
     const lost = new Set(missing);
     const paths = [...this.vfs.pendingSet].filter(([, v]) => v !== null && lost.has(v.oid)).map(([p]) => p);
     await this.vfs.dropPending(paths);
-    const listed = `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, and ${paths.length - 5} more` : ''}`;
+    const listed = listPaths(paths);
     this.notes.push(`${paths.length} pending file(s) were dropped before this commit: a git prune removed their content (${listed}).`);
     return new ForgeError('OBJECTS_MISSING', `${missing.length} pending blob(s) are no longer in the repository (${listed}): a git gc/prune removed them. Nothing was committed. Those files were dropped from the pending changes (they are back at the branch head's version); the other pending changes are kept, and the next commit publishes them.`, {
       data: { missing: [...missing], paths, dropped: paths },
@@ -442,4 +470,14 @@ export class Session {
 function keepOnly<T>(list: T[], kept: readonly T[]): void {
   for (let i = 0; i < kept.length; i++) list[i] = kept[i]!;
   list.length = kept.length;
+}
+
+/** The first few paths of a list, and how many more. */
+function listPaths(paths: readonly string[]): string {
+  return `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, and ${paths.length - 5} more` : ''}`;
+}
+
+/** What the user (stderr) and the next commit's message are told about pending paths a gc took. */
+export function droppedNote(paths: readonly string[], when: string): string {
+  return `${paths.length} pending file(s) were dropped ${when}: a git gc/prune removed their content before a commit held it (${listPaths(paths)}); they are back at the branch head's version. (A \`forge turn\` killed before its commit had acknowledged none of its calls.)`;
 }

@@ -10,7 +10,7 @@ import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumber
 import { SessionLease } from './lease';
 import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
 import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
-import { LeaseGuard, Session, type SessionContext } from './session';
+import { droppedNote, LeaseGuard, Session, type SessionContext } from './session';
 import { SESSION_STATE_VERSION, SessionStateSchema, type SessionMode, type SessionState } from './state';
 import { StateRedaction, type RedactionOptions } from './redact-state';
 export type { CarryOver };
@@ -175,6 +175,10 @@ export class SessionStore {
     const restored = await WorkInProgressVfs.restore(baseView, journal, undefined, wipOptions);
     const session = new Session(this.ctx, foldJournaledState(committed, restored.states), restored.vfs, head, guard);
     if (restored.torn) session.journalTear = restored.torn;
+    if (restored.dropped) {
+      session.droppedOnOpen = restored.dropped;
+      session.addCommitNote(droppedNote(restored.dropped, 'when the session was opened'));
+    }
     return session;
   }
 

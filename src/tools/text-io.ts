@@ -21,6 +21,25 @@ export function decodeText(bytes: Uint8Array): string | null {
   }
 }
 
+/**
+ * Whether decodeText would give text (not null), without building the string: the bytes are
+ * decoded a chunk at a time and each chunk's string dropped, so a 50 MB file costs no 50 MB
+ * (or 100 MB, two bytes per character) string.
+ */
+export function isUtf8Text(bytes: Uint8Array): boolean {
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return false;
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  try {
+    for (let at = 0; at < bytes.length; at += CHECK_CHUNK_BYTES) decoder.decode(bytes.subarray(at, at + CHECK_CHUNK_BYTES), { stream: true });
+    decoder.decode();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CHECK_CHUNK_BYTES = 1 << 20;
+
 /** Like decodeText, but a binary file is a BINARY_FILE error for `toolName`. */
 export function decodeTextOrThrow(bytes: Uint8Array, path: string, toolName: string): string {
   const text = decodeText(bytes);

@@ -28,6 +28,9 @@ export interface WorkInProgressOptions {
 
 type Kind = 'file' | 'symlink' | 'submodule' | 'directory';
 
+/** A batch's blobs are pinned once they add up to this much (see deferPins). */
+const PIN_BATCH_BYTES = 8 * 1024 * 1024;
+
 export class WorkInProgressVfs implements WritableVfs {
   private pending = new Map<string, PendingValue>();
   /** Number of live pending files below each directory (pending writes create directories). */
@@ -44,6 +47,13 @@ export class WorkInProgressVfs implements WritableVfs {
   private batch: JournalEntry[] | null = null;
   /** State records journaled since the last commit (kept to rewrite the journal whole). */
   private stateRecords: unknown[] = [];
+  /**
+   * Blobs journaled but not pinned yet, while pins are batched (see deferPins); null: every
+   * journal record pins its blobs first.
+   */
+  private unpinned: Set<string> | null = null;
+  /** Bytes of the blobs in `unpinned` (as far as known): the object store holds them until a ref moves. */
+  private unpinnedBytes = 0;
   readonly owner: string;
   private readonly options: WorkInProgressOptions;
 
@@ -63,7 +73,7 @@ export class WorkInProgressVfs implements WritableVfs {
     journal: Journal,
     owner?: string,
     options: WorkInProgressOptions = {},
-  ): Promise<{ vfs: WorkInProgressVfs; states: unknown[]; journalBase?: string; torn?: { line: number; dropped: number } }> {
+  ): Promise<{ vfs: WorkInProgressVfs; states: unknown[]; journalBase?: string; torn?: { line: number; dropped: number }; dropped?: string[] }> {
     const vfs = new WorkInProgressVfs(base, journal, owner, options);
     const content = await journal.load();
     if (content === null) return { vfs, states: [] };
@@ -72,11 +82,45 @@ export class WorkInProgressVfs implements WritableVfs {
     const torn = content.torn ? { torn: content.torn } : {};
     if (options.readOnly) return { vfs, states: vfs.stateRecords, journalBase: content.base, ...torn };
     await options.beforeWrite?.();
-    await options.pin?.pin(await vfs.presentPendingOids(), base.commit ?? '');
+    const present = new Set(await vfs.presentPendingOids());
+    // Blobs a gc removed before they were pinned (a `forge turn` killed in the middle of its
+    // batch, whose calls nobody was told had succeeded): no commit can hold them, so their paths
+    // go back to the base's version here, and the caller says which.
+    const dropped = [...vfs.pending].filter(([, v]) => v !== null && !present.has(v.oid)).map(([path]) => path);
+    for (const path of dropped) vfs.setPending(path, undefined);
+    await options.pin?.pin(present, base.commit ?? '');
     // Take ownership so that this view's commit clears the journal (and drop a torn tail).
     await journal.rewrite({ base: content.base, owner: vfs.owner, changes: vfs.pending, states: vfs.stateRecords });
     vfs.journalStarted = true;
-    return { vfs, states: vfs.stateRecords, journalBase: content.base, ...torn };
+    return { vfs, states: vfs.stateRecords, journalBase: content.base, ...torn, ...(dropped.length > 0 ? { dropped } : {}) };
+  }
+
+  /**
+   * From here on, journal records do not pin their blobs one by one: they are pinned together
+   * by pinDeferred (a `forge turn`, whose calls are acknowledged only when it exits, pins once
+   * per batch instead of once per call; a long batch every PIN_BATCH_BYTES of blobs, so what the
+   * object store holds for them stays bounded). A kill before that leaves a journal naming unpinned
+   * blobs; a gc may remove them, and the next open drops those paths (restore's `dropped`).
+   */
+  deferPins(): void {
+    if (this.options.readOnly || this.unpinned !== null) return;
+    this.unpinned = new Set();
+    this.unpinnedBytes = 0;
+  }
+
+  /**
+   * Pins the blobs deferred since deferPins (pins stay batched). `verified`: blobs just checked
+   * on disk (not asked again); any other is pinned only if present (the pin never names a
+   * missing object).
+   */
+  async pinDeferred(verified: ReadonlySet<string> = new Set()): Promise<void> {
+    const unpinned = this.unpinned;
+    if (unpinned === null || unpinned.size === 0) return;
+    this.unpinned = new Set();
+    this.unpinnedBytes = 0;
+    const oids: string[] = [];
+    for (const oid of unpinned) if (verified.has(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
+    await this.options.pin?.pin(oids, this.base.commit ?? '');
   }
 
   /** Keeps more blobs reachable for gc while they are pending (e.g. what the undo entry restores). */
@@ -252,6 +296,8 @@ export class WorkInProgressVfs implements WritableVfs {
 
   async discard(): Promise<void> {
     this.resetPending();
+    this.unpinned &&= new Set();
+    this.unpinnedBytes = 0;
     this.stateRecords = [];
     this.batch = null;
     if (this.options.readOnly) return;
@@ -269,6 +315,8 @@ export class WorkInProgressVfs implements WritableVfs {
   forget(newBase: CommitVfs): void {
     this.base = newBase;
     this.resetPending();
+    this.unpinned &&= new Set();
+    this.unpinnedBytes = 0;
     this.stateRecords = [];
     this.batch = null;
     this.journalStarted = false;
@@ -387,10 +435,23 @@ export class WorkInProgressVfs implements WritableVfs {
     if (this.options.readOnly) throw new ForgeError('READ_ONLY_VIEW', 'This view of the session was opened read-only.');
     if (changes.length === 0 && !hasState) return;
     await this.options.beforeWrite?.();
-    // What the undo entry restores may have been pruned long ago: the pin never names a missing object.
-    const blobs: string[] = keep.length > 0 ? await this.present(keep) : [];
-    for (const change of changes) if ('oid' in change) blobs.push(change.oid);
-    await this.options.pin?.pin(blobs, this.base.commit ?? '');
+    if (this.unpinned !== null) {
+      // Batched: pinDeferred asks which are still there.
+      for (const oid of keep) this.unpinned.add(oid);
+      for (const change of changes) {
+        if (!('oid' in change) || this.unpinned.has(change.oid)) continue;
+        this.unpinned.add(change.oid);
+        this.unpinnedBytes += this.writtenSizes.get(change.oid) ?? 0;
+      }
+      // The object store keeps what it wrote until a ref reaches it (to write it again if a gc
+      // takes it): a long batch is pinned every few MiB so that memory stays bounded.
+      if (this.unpinnedBytes >= PIN_BATCH_BYTES) await this.pinDeferred();
+    } else {
+      // What the undo entry restores may have been pruned long ago: the pin never names a missing object.
+      const blobs: string[] = keep.length > 0 ? await this.present(keep) : [];
+      for (const change of changes) if ('oid' in change) blobs.push(change.oid);
+      await this.options.pin?.pin(blobs, this.base.commit ?? '');
+    }
     if (!this.journalStarted || this.journalStale) return this.persistJournal();
     let appended: boolean;
     try {

@@ -177,7 +177,7 @@ describe('issue 23 §4: git prune --expire=now beside a live session', () => {
     expectFsckClean(repo.gitdir);
   });
 
-  it('a pending blob whose content is gone is dropped with OBJECTS_MISSING naming it; the pin stops naming it (git gc works) and the next commit publishes the rest', async () => {
+  it('a pending blob whose content is gone is dropped when the session is opened, naming it; the pin stops naming it (git gc works) and the commit publishes the rest', async () => {
     const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
     const id = 'lost';
     const first = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
@@ -192,13 +192,8 @@ describe('issue 23 §4: git prune --expire=now beside a live session', () => {
     expect(git(repo.dir, ['gc', '-q'], { allowFail: true }).status).not.toBe(0);
 
     const { session } = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
-    const failed = await session.commitTurn().then(
-      () => null,
-      (error: unknown) => error,
-    );
-    expect(isForgeError(failed, 'OBJECTS_MISSING')).toBe(true);
-    expect((failed as { data: { dropped: string[] } }).data.dropped.sort()).toEqual(['a.txt', 'dir/also-gone.txt']);
-    expect((failed as Error).message).toContain('dropped');
+    expect([...session.droppedOnOpen!].sort()).toEqual(['a.txt', 'dir/also-gone.txt']);
+    expect(session.recoveryNotes().join('\n')).toMatch(/2 pending file\(s\) were dropped when the session was opened: .*a\.txt/);
     // Recovered: the pin names nothing missing, so git's own gc works again.
     expect(git(repo.dir, ['gc', '-q', '--prune=now'], { allowFail: true }).stderr).toBe('');
     expectFsckClean(repo.gitdir);
@@ -206,7 +201,33 @@ describe('issue 23 §4: git prune --expire=now beside a live session', () => {
     const turn = await session.commitTurn();
     expect(turn.changes.map((c) => c.path)).toEqual(['kept.txt']);
     expect(git(repo.dir, ['show', `${turn.commit}:a.txt`]).stdout).toBe('a\n');
-    expect(git(repo.dir, ['log', '-1', '--format=%B', turn.commit]).stdout).toContain('2 pending file(s) were dropped');
+    expect(git(repo.dir, ['log', '-1', '--format=%B', turn.commit]).stdout).toContain('2 pending file(s) were dropped when the session was opened');
+    expectFsckClean(repo.gitdir);
+  });
+});
+
+describe('issue 23 §4: a pending blob pruned while the session is open', () => {
+  it('one whose content this process does not hold is OBJECTS_MISSING at the commit, naming it; dropped there, and the next commit publishes the rest', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const id = 'lost-open';
+    const first = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'gone.txt', content: 'gone while open\n' } })).ok).toBe(true);
+    expect((await first.runner.call({ tool: 'write_file', args: { path: 'kept.txt', content: 'kept\n' } })).ok).toBe(true);
+    await first.session.close();
+    // Opened by a process that never held the blob's bytes; pruned after the open found it there.
+    const { session } = await openSession(repo.dir, nodeFs as unknown as GitFs, id);
+    expect(session.droppedOnOpen).toBeUndefined();
+    removeLoose(repo.gitdir, blobOf(repo.dir, 'gone while open\n'));
+    const failed = await session.commitTurn().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isForgeError(failed, 'OBJECTS_MISSING')).toBe(true);
+    expect((failed as { data: { dropped: string[] } }).data.dropped).toEqual(['gone.txt']);
+    expectFsckClean(repo.gitdir);
+    const turn = await session.commitTurn();
+    expect(turn.changes.map((c) => c.path)).toEqual(['kept.txt']);
+    expect(git(repo.dir, ['log', '-1', '--format=%B', turn.commit]).stdout).toContain('1 pending file(s) were dropped before this commit');
     expectFsckClean(repo.gitdir);
   });
 });

@@ -80,7 +80,7 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     expectFsckClean(repo.gitdir);
   });
 
-  it('a pending blob removed behind forge\'s back is OBJECTS_MISSING: nothing published, the branch as it was; the lost file is dropped (issue 23, 4) and the next turn commits', () => {
+  it('a pending blob removed behind forge\'s back is dropped when the session is next opened, with a message naming it; that turn commits the rest, never the missing blob (issue 23, 4; issue 30, 3)', () => {
     const repo = copyFixture('example-app');
     forge(['session', 'new', '--repo', repo.dir, '--id', 'gone']);
     const head = branchTip(repo, 'gone');
@@ -96,16 +96,17 @@ describe('T-12.1: git gc between tool calls and the turn commit', () => {
     git(repo.dir, ['prune', '--expire=now']);
     expect(existsSync(loose)).toBe(false);
     const before = branchTip(repo, 'gone');
-    const run = turn(repo, 'gone');
-    expect(run.status).toBe(3);
-    expect(run.stderr).toContain('OBJECTS_MISSING');
-    expect(run.stderr).toContain('q.txt');
-    expect(branchTip(repo, 'gone')).toBe(before);
     expect(before).not.toBe(head);
-    expect(run.stderr).toContain('dropped');
-    expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'gone.jsonl'))).toBe(true);
+    const run = turn(repo, 'gone');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/1 pending file\(s\) were dropped when the session was opened: .*\(q\.txt\)/);
+    const committed = branchTip(repo, 'gone')!;
+    expect(committed).not.toBe(before);
+    expect(lsTree(repo, committed)).not.toContain('q.txt');
+    expect(git(repo.dir, ['log', '-1', '--format=%B', committed]).stdout).toContain('dropped when the session was opened');
+    expect(existsSync(join(repo.gitdir, 'forge', 'pending', 'gone.jsonl'))).toBe(false);
     expectFsckClean(repo.gitdir);
-    // Not stuck: the next turn commits, without the file whose content is gone.
+    // Not stuck: the next turn commits too.
     const next = turn(repo, 'gone', JSON.stringify([{ tool: 'write_file', args: { path: 'r.txt', content: 'after the prune' } }]));
     expect(next.status, next.stderr).toBe(0);
     expect(lsTree(repo, 'forge/session/gone')).toContain('r.txt');

@@ -45,6 +45,8 @@ export function registerTurn(program: Command): void {
       const { CopyMount } = await import('../../mount/node/copy-mount');
       const copy = await CopyMount.find(session, denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG);
       await copy?.sync();
+      // Nothing is acknowledged before this process exits: the calls' blobs are pinned once, at the commit.
+      session.pinPerBatch();
       // run_command runs in the session's mount (made on its first use, unmounted before the commit).
       const { SessionCommandWorkspace } = await import('../../mount/node/command-mount');
       const workspace = new SessionCommandWorkspace(session);

@@ -8,8 +8,8 @@ import { ForgeError } from '../../errors';
 import { defineTool } from '../define';
 import { loadFile, notFound } from '../file-access';
 import { recordSeen } from '../read-tracking';
-import { decodeText } from '../text-io';
-import { TerminatedLines } from '../../text';
+import { isUtf8Text } from '../text-io';
+import { Utf8Lines } from '../utf8-lines';
 import type { ToolsConfig } from '../config';
 
 const Input = z.strictObject({
@@ -36,7 +36,7 @@ export interface ReadFileOutput {
   message?: string;
 }
 
-function page(lines: TerminatedLines, first: number, last: number, limits: ToolsConfig['read_file']): { content: string; end: number } {
+function page(lines: Utf8Lines, first: number, last: number, limits: ToolsConfig['read_file']): { content: string; end: number } {
   const width = String(last).length;
   const out: string[] = [];
   let bytes = 0;
@@ -73,8 +73,7 @@ export const readFileTool = defineTool({
       const target = new TextDecoder().decode(file.bytes);
       return { path: input.path, file_hash: file.hash, type: 'symlink', symlink_target: target, message: `${input.path} is a symlink to ${target}. Read the target path instead.` };
     }
-    const text = decodeText(file.bytes);
-    if (text === null) {
+    if (!isUtf8Text(file.bytes)) {
       return {
         path: input.path,
         file_hash: file.hash,
@@ -84,10 +83,11 @@ export const readFileTool = defineTool({
         message: `${input.path} is a binary file (${file.bytes.length} bytes); its content is not shown.`,
       };
     }
-    const hasBom = text.startsWith('\ufeff');
+    const bytes = file.bytes;
+    const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
     // Lines of the canonical view (CRLF, CR and LF all end a line, as the edit tools count
-    // them), indexed by offset: only the page's lines become strings.
-    const lines = new TerminatedLines(hasBom ? text.slice(1) : text);
+    // them), indexed on the bytes: only the page's lines become strings, never the whole file.
+    const lines = new Utf8Lines(bytes, hasBom ? 3 : 0);
     const total = lines.count;
     const first = input.start_line ?? 1;
     if (total === 0) {

@@ -39,6 +39,8 @@ export interface AdaptedText {
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
 export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedText {
+  // No new text is no lines (a deletion), not one empty line that could copy a blank one.
+  if (newText === '') return { text: '', lessIndentedLines: 0 };
   let parsed = parseLines(newText);
   parsed = dropBlank(parsed, fuzzy.dropLeadingBlank, fuzzy.dropTrailingBlank);
   if (fuzzy.dropFinalNewline) parsed = { ...parsed, endsWithNewline: false };
@@ -80,8 +82,10 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
  */
 function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<number, string>; unclear: string | null } {
   const endsTolerated = fuzzy.pairs.some((p) => trailingWhitespace(p.given) !== trailingWhitespace(p.file));
-  // Blank lines align with blank lines whatever their whitespace: a model writes them with the indentation around them.
-  const exact = (l: string) => (isBlank(l) ? 'B' : `L${l}`);
+  // Blank lines align with blank lines whatever their whitespace (a model writes them with the
+  // indentation around them); among alignments, those pairing lines equal as written, blank ones
+  // too, win: a kept blank line is the one the new text writes alike, not the first one.
+  const exact = (l: string) => `L${l}`;
   const key = (l: string) => (isBlank(l) ? 'B' : `L${endsTolerated ? stripEnd(l) : l}`);
   const given = fuzzy.lines.map((p) => p.given);
   const aligned = alignLines(given.map(key), newLines.map(key), given.map(exact), newLines.map(exact));
@@ -156,9 +160,25 @@ function consistentMap(entries: [string, string][]): Map<string, string> {
 
 type Translation = 'spaces_to_tabs' | 'tabs_to_spaces' | null;
 
-/** The indentation (given, file) of each non-blank matched line. */
+/**
+ * The indentation (given, file) of each non-blank matched line, and of each whitespace-only line
+ * whose whitespace the old text wrote as the file's tabs in spaces (or the reverse, a usual width
+ * apart): where the non-blank lines carry no tabs (a closing brace at column 0, a line aligned with
+ * spaces), such a blank line is the only sign that the model writes the file's tabs as spaces. A
+ * blank line written like another old line that the file indents otherwise is noise and is not used.
+ */
 function indentPairs(fuzzy: FuzzyAdjustment): [string, string][] {
-  return fuzzy.pairs.map((p: LinePair) => [leadingWhitespace(p.given), leadingWhitespace(p.file)]);
+  const pairs: [string, string][] = fuzzy.pairs.map((p: LinePair) => [leadingWhitespace(p.given), leadingWhitespace(p.file)]);
+  const blanks = fuzzy.lines.filter(
+    (p) => isBlank(p.given) && isBlank(p.file) && tabsWrittenAsSpaces(p.given, p.file) && !pairs.some(([g, f]) => g === p.given && f !== p.file),
+  );
+  return [...pairs, ...blanks.map((p): [string, string] => [p.given, p.file])];
+}
+
+/** Spaces on one side, tabs on the other, as many spaces as tabs times a usual tab width. */
+function tabsWrittenAsSpaces(a: string, b: string): boolean {
+  const [spaces, tabs] = /^ +$/.test(a) && /^\t+$/.test(b) ? [a, b] : /^\t+$/.test(a) && /^ +$/.test(b) ? [b, a] : ['', ''];
+  return tabs.length > 0 && TAB_WIDTHS.some((w) => spaces.length === tabs.length * w);
 }
 
 /**
@@ -166,11 +186,20 @@ function indentPairs(fuzzy: FuzzyAdjustment): [string, string][] {
  * indentation being tabs, then perhaps alignment spaces) or the file's spaces as tabs.
  */
 function translationOf(pairs: [string, string][]): Translation {
+  // One prefix added to (or taken off) every indentation is a shift, not a translation: `     `
+  // for the file's `\t     ` is the common tab removed, its alignment spaces kept.
+  if (pairs.length > 0 && (constantPrefix(pairs) || constantPrefix(pairs.map(([g, f]) => [f, g])))) return null;
   const given = pairs.map(([g]) => g);
   const file = pairs.map(([, f]) => f);
   if (unitOf(given) === 'space' && file.some((f) => f.startsWith('\t')) && file.every((f) => /^\t* *$/.test(f))) return 'spaces_to_tabs';
   if (unitOf(file) === 'space' && given.some((g) => g.startsWith('\t')) && given.every((g) => /^\t* *$/.test(g))) return 'tabs_to_spaces';
   return null;
+}
+
+/** Every second indentation is the first one with the same prefix before it. */
+function constantPrefix(pairs: [string, string][]): boolean {
+  const prefixes = new Set(pairs.map(([a, b]) => (b.endsWith(a) ? b.slice(0, b.length - a.length) : null)));
+  return prefixes.size === 1 && !prefixes.has(null);
 }
 
 /** The indentation mapping a match measured, applied to one line's indentation. */

@@ -114,6 +114,13 @@ export function locateOldText(
   });
   if (exact.length === 1) {
     const start = exact[0];
+    const blankLine = insideBlankLine(haystack, index, start, oldText);
+    if (blankLine !== null && newText !== null) {
+      // The old text's blank first line stands for a whole blank line written with more
+      // whitespace: matched as whole lines there, so that a copy of it keeps the file's whitespace.
+      const whole = recover(index, parseLines(oldText), parseLines(newText), (s) => s === blankLine);
+      if (whole.kind === 'found') return whole;
+    }
     const unclear = unclearIndentation(haystack, index, start, oldText, newText);
     if (unclear !== null) return unclear;
     const span = wholeLineSpan(haystack, index, start, oldText, newText);
@@ -154,7 +161,8 @@ function indentationBeforeMatch(haystack: string, index: LineIndex, start: numbe
 function wholeLineSpan(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): { start: number; end: number } {
   const end = start + oldText.length;
   const span = { start, end };
-  if (newText === null || !isBlank(newText.split('\n')[0]!)) return span;
+  // A blank first line of the old text is a (part of a) blank line, not the rest of a line after its indentation.
+  if (newText === null || !isBlank(newText.split('\n')[0]!) || isBlank(oldText.split('\n')[0]!)) return span;
   const before = indentationBefore(haystack, index, start);
   if (before === null) return span;
   const firstLineEnds = oldText.includes('\n') || end === haystack.length || haystack[end] === '\n';
@@ -162,6 +170,16 @@ function wholeLineSpan(haystack: string, index: LineIndex, start: number, oldTex
   const wholeStart = start - before.length;
   if (newText === '' && !oldText.endsWith('\n') && haystack[end] === '\n') return { start: wholeStart, end: end + 1 };
   return { start: wholeStart, end };
+}
+
+/**
+ * The 1-based line, when the old text's first line is blank and its exact match begins after
+ * whitespace on a whitespace-only line of the file (old `\n}` in a file with `\t\n}`), else null.
+ */
+function insideBlankLine(haystack: string, index: LineIndex, start: number, oldText: string): number | null {
+  if (!oldText.includes('\n') || !isBlank(oldText.slice(0, oldText.indexOf('\n')))) return null;
+  if (indentationBefore(haystack, index, start) === null) return null;
+  return index.lineOf(start);
 }
 
 /** The whitespace-only text between the start of the line holding `start` and `start` (a BOM aside), or null. */

@@ -130,3 +130,37 @@ describe('issue 26: deleting a snippet matched after a line\'s indentation', () 
     both('f(a, b)\n', 'a, ', '', 'f(b)\n');
   });
 });
+
+describe('issue 26, found by the property test (zero-wrong-property.test.ts)', () => {
+  it('an old text whose blank first line matches only the end of a whitespace-only line keeps that line as the file has it', () => {
+    // `\n}` matches exactly after the tab of line 2: the blank line is kept, not emptied.
+    both('if (foo) {\n\t\n}\nfoo();\nfoo();\n', '\n}\nfoo();\n', '\n}\n', 'if (foo) {\n\t\n}\nfoo();\n');
+    both('if (x) {\n    a();\n    \n}\n\n', '\n}\n\n', '\n    b();\n\n', 'if (x) {\n    a();\n    \n    b();\n\n');
+    // Written with less whitespace than the file and kept as a blank line: the file's whitespace.
+    both('\tif (a) {\n\t\t\t\n\t\t}\n\t}\n', '\t\t\n\t\t}\n\t}\n', '\t\n\t}\n', '\tif (a) {\n\t\t\t\n\t}\n');
+  });
+
+  it('a deletion (empty new text) after a recovered match is no lines, not a blank line joined with the next', () => {
+    both('if (a) {\n        \n        call(b,\n             y);\n}\n', '\ncall(b,\n', '', 'if (a) {\n             y);\n}\n');
+    both('{\n        x();\n        \n        return;\n    }\n', '        \n        return;  \n', '', '{\n        x();\n    }\n');
+  });
+
+  it('a kept blank line is the old one written alike, not the first blank line', () => {
+    // The new text keeps the blank line written as `    `: the file's `    ` (line 6), not `  ` (line 4).
+    both('a\n\nif (c) {\n  \n  if (b) {\n    \n    x\n', '\n    if (c) {\n  \n      if (b) {\n    \n', '\n    if (c) {\n    \n', 'a\n\nif (c) {\n    \n    x\n');
+    // Tabs written as spaces (a tab of 2): the blank line kept is the `  ` one, the file's `\t`.
+    both('{\n\t\tfoo();\n\t\t\n\t}\n\t\n\tbar();\n', '    \n  }\n  \n', '  \n', '{\n\t\tfoo();\n\t\n\tbar();\n');
+  });
+
+  it('the common tab removed is a shift, not tabs written as spaces: alignment after the tab stays spaces', () => {
+    const file = 'if (c) {\n\tcall(x,\n\t     y);\n\tz();\n}\n';
+    both(file, 'call(x,\n     y);\n', 'w();\n    y);\n     y);\n', 'if (c) {\n\tw();\n\t    y);\n\t     y);\n\tz();\n}\n');
+    both(file, '     y);  \nz();   \n', '     y);\n     q(1,\n         y);\nz();\n', 'if (c) {\n\tcall(x,\n\t     y);\n\t     q(1,\n\t         y);\n\tz();\n}\n');
+  });
+
+  it('a blank line written as spaces for the file\'s tabs shows tabs written as spaces when no other line does', () => {
+    both('if (x) {\n\t\n}\nz();\n', '    \n}\n', '    return;\n    foo();\n}\n', 'if (x) {\n\treturn;\n\tfoo();\n}\nz();\n');
+    // Noise instead: a blank line written like the old line before it, which the file indents with spaces.
+    both('{\n    a();\n\t\n    b();\n}\n', '    a(); \n    \n    b();\n', '    a();\n    c();\n    \n    b();\n', '{\n    a();\n    c();\n\t\n    b();\n}\n');
+  });
+});

@@ -289,7 +289,9 @@ function measuredTabWidth(pairs: [string, string][]): number | null {
  * a step is not whole tabs of it and a tab of 4 or 8, shifted, makes every step whole (a tab
  * written as 8 spaces with 4-space steps is a tab of 4 shifted by 4). Otherwise, tabs of 4 and 8
  * are what tabs are written as; when both are still possible the answer cannot be known, and
- * 'ambiguous' makes the caller refuse. Null: nothing to decide, the matcher's width stands.
+ * 'ambiguous' makes the caller refuse. The plain width is returned even where the matcher
+ * measured none (an indentation shift of one aligned line: 7 spaces for `\t     ` is a tab of 2).
+ * Null: nothing to decide, the matcher's width stands.
  */
 function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<number, string>): number | 'ambiguous' | null {
   const pairs = indentPairs(fuzzy);
@@ -304,15 +306,15 @@ function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<
     const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, width) - indentColumns(given, width)));
     if (shifts.size === 1) readings.set(width, [...shifts][0]!);
   }
-  const keep = (width: number) => (width === (fuzzy.tabWidth ?? width) ? null : width);
   const plain = [...readings].find(([, shift]) => shift === 0)?.[0];
   if (plain !== undefined) {
-    if (whole(plain)) return keep(plain);
+    if (whole(plain)) return plain;
     const shifted = [4, 8].filter((w) => w !== plain && readings.has(w) && whole(w));
-    return shifted.length === 1 ? shifted[0]! : keep(plain);
+    return shifted.length === 1 ? shifted[0]! : plain;
   }
   const fitting = [...readings.keys()].filter(whole);
   if (fitting.length === 0) return null;
-  if (fitting.includes(4) && fitting.includes(8)) return steps.length === 0 ? null : 'ambiguous';
+  // With no even step to decide (none, or only alignment), both still fit: the caller refuses if they indent a new line differently.
+  if (fitting.includes(4) && fitting.includes(8)) return 'ambiguous';
   return fitting.includes(4) ? 4 : fitting.includes(8) ? 8 : fitting[0]!;
 }

@@ -164,3 +164,18 @@ describe('issue 26, found by the property test (zero-wrong-property.test.ts)', (
     both('{\n    a();\n\t\n    b();\n}\n', '    a(); \n    \n    b();\n', '    a();\n    c();\n    \n    b();\n', '{\n    a();\n    c();\n\t\n    b();\n}\n');
   });
 });
+
+describe('issue 26, found by the property test: the tab width of tabs written as spaces', () => {
+  it('an aligned line written with a tab of 2 as spaces and nothing moved: new lines in tabs of 2', () => {
+    const file = 'f() {\n\tcall(x,\n\t     y);\n\tz();\n}\n';
+    both(file, '       y);\n', '    bar();\n       y);\n', 'f() {\n\tcall(x,\n\t\tbar();\n\t     y);\n\tz();\n}\n');
+  });
+
+  it('no step decides between a tab of 4 and one of 8 (the only old line is aligned) and they indent a new line differently: refused', () => {
+    // `\t\t     y);` as 25 spaces: tabs of 8 shifted by 4, or of 4 shifted by 12; 28 spaces is 3 tabs or 4.
+    const file = 'f() {\n\tif (a) {\n\t\tcall(c,\n\t\t     y);\n\t}\n}\n';
+    const e = edit(file, `${' '.repeat(25)}y);\n`, `${' '.repeat(28)}foo();\n`);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(patch(file, `${' '.repeat(25)}y);\n`, `${' '.repeat(28)}foo();\n`)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+  });
+});

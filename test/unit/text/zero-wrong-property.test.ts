@@ -9,10 +9,11 @@
  * Left out are only inputs whose texts no tool can tell from another edit, each for a reason that
  * is a property of the inputs (see `indistinguishable`): the texts sent are an exact copy of
  * another place, or equal to one but for whitespace at line ends while the place meant needs
- * more; a missing first line the new text does not keep; lines ending a file without a final
+ * more; a missing first line the new text does not keep, or a first line cut to whitespace; lines ending a file without a final
  * newline deleted with no new text; blank lines the file writes differently, written alike by the
  * noise, of which some are deleted; whitespace removed from the end of an old text's unterminated
- * last line; tabs written as spaces that no line of the old text shows. They are counted, and
+ * last line; tabs written as spaces that no line of the old text shows, or that are also tabs of
+ * another width written as spaces without a shift. They are counted, and
  * must stay a small share of the cases, so that they cannot grow into a way around the property.
  */
 import { describe, expect, it } from 'vitest';
@@ -202,6 +203,9 @@ function indistinguishable(b: Built, hunk: FreshHunk, kind: PerturbationClass, s
   // with it (no new text at all, or a line equal to it only once the perturbation removed the
   // whitespace at its end), the texts sent describe another edit, exactly.
   if (kind.includes('first_line_missing') && (hunk.newText === '' || hunk.newText.split('\n')[0] !== firstOld)) return 'first line not kept';
+  // A first line cut inside its indentation is sent as a blank line: the old text then says a
+  // blank line, which the file's blank lines fit as well as the line meant.
+  if (kind === 'first_line_cut' && blank(sent.oldText.split('\n')[0]!) && !blank(firstOld!)) return 'first line cut to whitespace';
   // Lines that end a file without a final newline, deleted with no new text: replacing their text
   // keeps the newline before them, a diff deleting the lines removes it; the texts cannot say which.
   if (sent.newText === '' && hunk.atEnd) return 'last lines deleted';
@@ -234,6 +238,11 @@ function indistinguishable(b: Built, hunk: FreshHunk, kind: PerturbationClass, s
   // blank lines a shift leaves alone, or there are none): nothing measures that the model writes
   // the file's tabs as spaces, nor at which width, so new lines in spaces are written as given.
   if (kind.startsWith('tabs_as_spaces') && !pairs.some(([f, s]) => f.startsWith('\t') && !s.startsWith('\t'))) return 'no tab written as spaces';
+  // Tabs written as spaces and shifted, where every old line is also the file's tabs written as
+  // spaces of another width, unshifted (8 spaces for one tab: a tab of 4 shifted by 4, or a tab of
+  // 8): one perturbation is the likelier reading, and the engine takes it (fuzzy-match.ts).
+  const asSpaces = (line: string, width: number) => line.replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * width));
+  if (kind === 'tabs_as_spaces_shifted' && [2, 4, 8].some((w) => pairs.every(([f, s]) => blank(s) || s === asSpaces(f, w)))) return 'a tab of another width, unshifted';
   return null;
 }
 

@@ -298,7 +298,8 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
       }
       if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
       const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
-      return found(w, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
+      const span = joinsFirstLine(index, w, hit.variant, authored) ? { ...w, start: w.start - 1 } : w;
+      return found(span, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
     }
   }
   return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
@@ -324,6 +325,18 @@ function attempt(finder: WindowFinder, index: LineIndex, group: Variant[], level
   const elsewhere = hits.filter((h) => !overlaps(h.window, first.window));
   if (elsewhere.length > 0) return { kind: 'many', lines: [first, ...elsewhere].map((h) => h.window.startLine) };
   return { kind: 'one', ...first };
+}
+
+/**
+ * A first line left out (the new text keeps it) whose new text is that line alone, for an old text
+ * whose last line has no newline after it: `X\nA\nB` -> `X` removes the newline after X too, so
+ * the replaced span starts at that newline (else the lines after X would leave it behind).
+ */
+function joinsFirstLine(index: LineIndex, w: Window, v: Variant, authored: NeedleLines | null): boolean {
+  if (authored === null || !v.dropFirstLine || v.needle.endsWithNewline || w.start === 0 || index.text[w.start - 1] !== '\n') return false;
+  let rest = dropBlank(authored, v.dropLeadingBlank, v.dropTrailingBlank).lines.slice(1);
+  if (v.dropLastLine) rest = rest.slice(0, -1);
+  return rest.length === 0;
 }
 
 function overlaps(a: Pick<Window, 'startLine' | 'endLine'>, b: Pick<Window, 'startLine' | 'endLine'>): boolean {

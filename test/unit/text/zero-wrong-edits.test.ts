@@ -179,3 +179,11 @@ describe('issue 26, found by the property test: the tab width of tabs written as
     expect(patch(file, `${' '.repeat(25)}y);\n`, `${' '.repeat(28)}foo();\n`)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
   });
 });
+
+describe('issue 26, found by the property test: a cut first line kept alone', () => {
+  it('old text X (cut) + lines without a final newline, new text X alone: the lines go with the newline after X', () => {
+    // At the end of a file without a final newline, and before another line.
+    both('if (a) {\n\t\tBUG("a", y);\n\t\tcleanup();\n    }\n}', '\t\tBUG("a\n\t\tcleanup();\n    }\n}', '\t\tBUG("a', 'if (a) {\n\t\tBUG("a", y);');
+    both('f(a, b);\ngather();\nhandle();\nk();\n', 'f(a,\ngather();\nhandle();', 'f(a,', 'f(a, b);\nk();\n');
+  });
+});

@@ -54,7 +54,7 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   let lessIndentedLines = 0;
   const lines = parsed.lines.map((line, i) => {
     if (fuzzy.keepFirstLine && i === 0) return line;
-    const copy = copies.get(i);
+    const copy = copies.get(i) ?? repeatedLine(fuzzy, line);
     if (copy !== undefined) return copy;
     if (isBlank(line)) return shift.blank(line);
     const ws = leadingWhitespace(line);
@@ -106,6 +106,17 @@ function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<
     if (new Set(olds.map((p) => p.file)).size > 1 && newLines.filter((l) => key(l) === key(line)).length !== olds.length) unclear ??= line;
   });
   return { copies, unclear };
+}
+
+/**
+ * A new line written exactly like an old line whose whitespace at its end the file does not have
+ * (the model's padding), but not aligned with it (the line repeated, say): the file's line, as for
+ * a copy, when the old text has that line once or the file writes every one of them alike.
+ */
+function repeatedLine(fuzzy: FuzzyAdjustment, line: string): string | undefined {
+  if (isBlank(line)) return undefined;
+  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given) !== trailingWhitespace(p.file)).map((p) => p.file));
+  return files.size === 1 ? [...files][0] : undefined;
 }
 
 /**
@@ -222,7 +233,7 @@ class IndentShift {
     this.translation = translationOf(pairs);
     // A deeper line is built on a known indentation; under a translation only on whole tabs (one
     // with alignment after its tabs would carry the alignment into the new line's indentation).
-    this.keys = [...this.known.keys()].filter((k) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!)).sort((a, b) => b.length - a.length);
+    this.keys = [...this.known.keys()].sort((a, b) => b.length - a.length);
     this.fileUnit = unitOf(this.known.values());
     this.measured = pairs.some(([g, f]) => g !== f);
     this.tabWidth = tabWidth ?? fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
@@ -235,7 +246,11 @@ class IndentShift {
   apply(ws: string): { ws: string; clamped: boolean } {
     const exact = this.known.get(ws);
     if (exact !== undefined) return { ws: exact, clamped: false };
-    const key = this.keys.find((k) => ws.startsWith(k));
+    // Under a translation, an indentation with alignment after its tabs is built on only when the
+    // rest does not go on with spaces (a tab after the alignment): otherwise the spaces are whole
+    // tabs to translate, and the alignment would be carried into the new line's indentation.
+    const buildsOn = (k: string) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!) || !ws.slice(k.length).startsWith(' ');
+    const key = this.keys.find((k) => ws.startsWith(k) && buildsOn(k));
     if (key !== undefined) return { ws: this.known.get(key)! + this.translate(ws.slice(key.length)), clamped: false };
     if (!this.measured) return { ws, clamped: false };
     // Shallower than every old line: undo the same prefix (`  ` before tabs is not absorbed by a tab stop).

@@ -187,3 +187,15 @@ describe('issue 26, found by the property test: a cut first line kept alone', ()
     both('f(a, b);\ngather();\nhandle();\nk();\n', 'f(a,\ngather();\nhandle();', 'f(a,', 'f(a, b);\nk();\n');
   });
 });
+
+describe('issue 26, found by a held-out replay (other seeds than the corpus test)', () => {
+  it('tabs written as spaces: a new line with a tab after an aligned line\'s spaces builds on that aligned indentation', () => {
+    const file = 'f() {\n\t\tparse(request,\n\t\t      count);\n\t\t\tnext();\n}\n';
+    both(file, '        parse(request,\n              count);\n            next();\n', '        parse(request,\n              count);\n              \tmore();\n            next();\n', 'f() {\n\t\tparse(request,\n\t\t      count);\n\t\t      \tmore();\n\t\t\tnext();\n}\n');
+  });
+
+  it('a new line written exactly like a padded old line, repeated, is written as the file has that line', () => {
+    const file = '\tf();\n\treturn node;\n\tg();\n';
+    both(file, '\tf();  \n\treturn node;   \n\tg();  \n', '\tf();  \n\treturn node;   \n\treturn node;   \n\t// note\n\tg();  \n', '\tf();\n\treturn node;\n\treturn node;\n\t// note\n\tg();\n');
+  });
+});

@@ -8,13 +8,14 @@
  *
  * Left out are only inputs whose texts no tool can tell from another edit, each for a reason that
  * is a property of the inputs (see `indistinguishable`): the texts sent are an exact copy of
- * another place, or equal to one but for whitespace at line ends while the place meant needs
- * more; a missing first line the new text does not keep, or a first line cut to whitespace; lines ending a file without a final
- * newline deleted with no new text; blank lines the file writes differently, written alike by the
- * noise, of which some are deleted; whitespace removed from the end of an old text's unterminated
- * last line; tabs written as spaces that no line of the old text shows, or that are also tabs of
- * another width written as spaces without a shift. They are counted, and
- * must stay a small share of the cases, so that they cannot grow into a way around the property.
+ * another place, or equal to one but for whitespace at line ends while the place meant needs more;
+ * a missing first line the new text does not keep; a first line cut to whitespace or, as the only
+ * line, inside its indentation; lines ending a file without a final newline deleted with no new
+ * text; blank lines the file writes differently, written alike by the noise, of which some are
+ * deleted; whitespace removed from the end of an old text's unterminated last line; tabs written
+ * as spaces that no line of the old text shows, or that are also tabs of another width written as
+ * spaces without a shift. They are counted and must stay a small share of the cases, so that they
+ * cannot grow into a way around the property.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -206,6 +207,11 @@ function indistinguishable(b: Built, hunk: FreshHunk, kind: PerturbationClass, s
   // A first line cut inside its indentation is sent as a blank line: the old text then says a
   // blank line, which the file's blank lines fit as well as the line meant.
   if (kind === 'first_line_cut' && blank(sent.oldText.split('\n')[0]!) && !blank(firstOld!)) return 'first line cut to whitespace';
+  // A first line cut inside its indentation, the only non-blank line of the old text: it begins
+  // after part of the file line's indentation, so the new lines after it may be relative to where
+  // it begins (the rule for a snippet copied after the indentation) or written as they are.
+  const sentLines = sent.oldText.split('\n');
+  if (kind === 'first_line_cut' && /^[ \t]/.test(sentLines[0]!) && sentLines.slice(1).every(blank)) return 'one line cut inside its indentation';
   // Lines that end a file without a final newline, deleted with no new text: replacing their text
   // keeps the newline before them, a diff deleting the lines removes it; the texts cannot say which.
   if (sent.newText === '' && hunk.atEnd) return 'last lines deleted';

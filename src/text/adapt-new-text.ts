@@ -52,6 +52,7 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
   const padded = paddedEverywhere(fuzzy, parsed.lines, copies);
   let lessIndentedLines = 0;
+  let alignedBefore: string | null = null;
   const lines = parsed.lines.map((line, i) => {
     if (fuzzy.keepFirstLine && i === 0) return line;
     const copy = copies.get(i) ?? repeatedLine(fuzzy, line);
@@ -60,7 +61,14 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
     const ws = leadingWhitespace(line);
     let body = line.slice(ws.length);
     if (padded) body = stripEnd(body);
-    const m = shift.apply(ws);
+    // Continued: it follows a line with that indentation (a copy, or a new line written with the
+    // same aligned one), or it stands where the old text has a line with it (an aligned line edited).
+    const prev = i > 0 ? parsed.lines[i - 1]! : null;
+    const follows = prev !== null && !isBlank(prev) && leadingWhitespace(prev) === ws && (copies.has(i - 1) || alignedBefore === ws);
+    const standsFor = prev !== null && copies.has(i - 1) && fuzzy.lines.some((p, j) => p.given === prev && leadingWhitespace(fuzzy.lines[j + 1]?.given ?? '') === ws);
+    const continued = follows || standsFor;
+    const m = shift.apply(ws, continued);
+    alignedBefore = m.aligned ? ws : null;
     if (m.clamped) lessIndentedLines++;
     return m.ws + body;
   });
@@ -243,13 +251,19 @@ class IndentShift {
     this.added = to.length > from.length && to.endsWith(from) ? to.slice(0, to.length - from.length) : null;
   }
 
-  apply(ws: string): { ws: string; clamped: boolean } {
+  /**
+   * `continued`: the line before it in the new text has the same indentation. Under a translation,
+   * an old line's indentation with alignment after its tabs (a call continued) is reused only for
+   * such a line; any other line with those spaces is a deeper statement, its spaces whole tabs.
+   */
+  apply(ws: string, continued = true): { ws: string; clamped: boolean; aligned?: boolean } {
     const exact = this.known.get(ws);
-    if (exact !== undefined) return { ws: exact, clamped: false };
+    const aligned = exact !== undefined && this.translation === 'spaces_to_tabs' && !/^\t*$/.test(exact);
+    if (exact !== undefined && (continued || !aligned)) return { ws: exact, clamped: false, aligned };
     // Under a translation, an indentation with alignment after its tabs is built on only when the
     // rest does not go on with spaces (a tab after the alignment): otherwise the spaces are whole
     // tabs to translate, and the alignment would be carried into the new line's indentation.
-    const buildsOn = (k: string) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!) || !ws.slice(k.length).startsWith(' ');
+    const buildsOn = (k: string) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!) || (k !== ws && !ws.slice(k.length).startsWith(' '));
     const key = this.keys.find((k) => ws.startsWith(k) && buildsOn(k));
     if (key !== undefined) return { ws: this.known.get(key)! + this.translate(ws.slice(key.length)), clamped: false };
     if (!this.measured) return { ws, clamped: false };

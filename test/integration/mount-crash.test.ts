@@ -48,6 +48,16 @@ function killTimes(): number[] {
   return Array.from({ length: KILLS }, () => 20 + Math.floor(next() * 900));
 }
 
+/** Waits until the writer of this round has logged a closed file (at most 60 s). */
+async function firstClose(log: string, round: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if ((await fsp.readFile(log, 'utf8').catch(() => '')).includes(`r${round}-1.txt `)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`round ${round}: the writer closed no file in 60 s`);
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
@@ -82,6 +92,9 @@ describeMount('forge mount killed with SIGKILL', () => {
         '}',
       ].join('\n');
       const writer = run(process.execPath, ['-e', writeLoop, dir, log, String(round)]).catch(() => undefined);
+      // The kill's delay counts from the round's first close, not from the spawn: on a loaded
+      // machine Node's own start can outlast any fixed delay, and a round that closed nothing tests nothing.
+      await firstClose(log, round);
       await new Promise((resolve) => setTimeout(resolve, killAfterMs));
       mount.kill('SIGKILL');
       await exited(mount);

@@ -51,9 +51,36 @@ export function claudeCodeLastTurn(text: string): ConvertedTurn | null {
   return turns[turns.length - 1] ?? null;
 }
 
+/** The key of the turn a prompt entry starts. */
+function turnKey(first: Entry): string {
+  return first.uuid ?? `${first.timestamp ?? ''} ${promptText(first) ?? ''}`;
+}
+
+/**
+ * The transcript as of a turn: its lines up to the prompt of the first turn whose key is not in
+ * `keep` (torn or non-JSON lines left out), and the keys of the turns kept. Claude Code resumes a
+ * conversation from such a file (`--resume <id>`), which is how a resumed Forge session hands
+ * the agent its own conversation as of the commit it was resumed from.
+ */
+export function claudeCodeTranscriptUpTo(text: string, keep: ReadonlySet<string>): { entries: Array<Record<string, unknown>>; keys: string[] } {
+  const kept: Array<Record<string, unknown>> = [];
+  const keys: string[] = [];
+  for (const value of jsonLines(text)) {
+    if (!isRecord(value)) continue;
+    const entry = entries(JSON.stringify(value))[0];
+    if (entry !== undefined && promptText(entry) !== null) {
+      const key = turnKey(entry);
+      if (!keep.has(key)) break;
+      keys.push(key);
+    }
+    kept.push(value);
+  }
+  return { entries: kept, keys };
+}
+
 function convert(slice: Entry[]): ConvertedTurn {
   const first = slice[0]!;
-  const turn: ConvertedTurn = { agent: 'claude-code', key: first.uuid ?? `${first.timestamp ?? ''} ${promptText(first) ?? ''}`, messages: [], toolCalls: [] };
+  const turn: ConvertedTurn = { agent: 'claude-code', key: turnKey(first), messages: [], toolCalls: [] };
   // Entries of one API response (same message.id) become one assistant message.
   let open: { id: unknown; message: ConvertedTurn['messages'][number] } | null = null;
   for (const entry of slice) {

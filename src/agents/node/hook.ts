@@ -15,36 +15,44 @@ import { claudeCodeTurns } from '../claude-code';
 import { codexTurns } from '../codex';
 import { recordAgentTurn, turnsToCommit } from '../record-turn';
 import type { AgentName, ConvertedTurn } from '../transcript';
-import { copyWorkdir } from './workdir';
+import { copyWorkdir, markSynced } from './workdir';
 
 const KEPT_KEYS = 2000;
 
-function cursorFile(session: Session): string {
-  return join(session.repo.commonDir, 'forge', 'agents', `${session.id}.json`);
+function cursorFile(session: Session, id = session.id): string {
+  return join(session.repo.commonDir, 'forge', 'agents', `${id}.json`);
 }
 
-interface Cursor {
+export interface Cursor {
   committed: string[];
+  /** The Forge turn each committed agent turn became (by key): where a resumed session cuts the transcript. */
+  turnOf: Record<string, number>;
   /** The transcript the last hook read: where the end-of-run catch-up looks. */
   transcript?: string;
 }
 
-export async function readCursor(session: Session): Promise<Cursor> {
+/** The cursor of `session`, or of another session of its repository (`id`: a resumed session's parent). */
+export async function readCursor(session: Session, id = session.id): Promise<Cursor> {
   try {
-    const parsed = JSON.parse(await readFile(cursorFile(session), 'utf8')) as { committed?: unknown; transcript?: unknown };
+    const parsed = JSON.parse(await readFile(cursorFile(session, id), 'utf8')) as { committed?: unknown; transcript?: unknown; turnOf?: unknown };
+    const turnOf: Record<string, number> = {};
+    if (parsed.turnOf !== null && typeof parsed.turnOf === 'object') for (const [k, v] of Object.entries(parsed.turnOf)) if (typeof v === 'number') turnOf[k] = v;
     return {
       committed: Array.isArray(parsed.committed) ? parsed.committed.filter((k): k is string => typeof k === 'string') : [],
+      turnOf,
       ...(typeof parsed.transcript === 'string' ? { transcript: parsed.transcript } : {}),
     };
   } catch {
-    return { committed: [] };
+    return { committed: [], turnOf: {} };
   }
 }
 
-async function saveCursor(session: Session, cursor: Cursor): Promise<void> {
+export async function saveCursor(session: Session, cursor: Cursor): Promise<void> {
   const file = cursorFile(session);
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed: cursor.committed.slice(-KEPT_KEYS) }) + '\n');
+  const committed = cursor.committed.slice(-KEPT_KEYS);
+  const turnOf = Object.fromEntries(committed.flatMap((k) => (cursor.turnOf[k] !== undefined ? [[k, cursor.turnOf[k]]] : [])));
+  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed, turnOf }) + '\n');
   await rename(`${file}.tmp`, file);
 }
 
@@ -106,11 +114,14 @@ async function commitUnlocked(session: Session, options: { agent: AgentName; tra
   const commits: TurnCommit[] = [];
   const notes = skipped.map((s) => `Not brought back from the working directory: ${s.path} (${s.code})`);
   for (const turn of turnsToCommit(turns, new Set(cursor.committed))) {
-    commits.push(await recordAgentTurn(session, turn, commits.length === 0 ? notes : []));
+    const commit = await recordAgentTurn(session, turn, commits.length === 0 ? notes : []);
+    commits.push(commit);
     cursor.committed.push(turn.key);
+    cursor.turnOf[turn.key] = commit.turn;
     await saveCursor(session, cursor);
   }
   if (commits.length === 0) await saveCursor(session, cursor);
+  await markSynced(session, options.dir);
   // Changes with no new turn to carry them (the agent was interrupted) stay pending.
   return { commits, skipped };
 }

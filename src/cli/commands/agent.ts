@@ -18,9 +18,12 @@ import { ForgeError } from '../../errors';
 import type { Session, TurnCommit } from '../../session';
 import { parseToolsConfig, type ToolsConfig } from '../../tools';
 import { common } from '../common';
-import { emit, shortOid, type CommonOptions } from '../io';
+import { emit, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore, repoDir } from '../open';
 import { loadSettings } from '../settings';
+
+/** forge agent: the agent CLI exited non-zero or was killed (its finished turns are committed). */
+export const EXIT_AGENT_FAILED = 8;
 
 interface AgentOptions extends CommonOptions {
   session?: string;
@@ -73,6 +76,7 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
   try {
     let args: string[];
     if (which === 'claude') {
+      agentArgs = await handOverTranscript(session.id, store, workdir.dir, agentArgs);
       const settingsFile = join(scratch, 'settings.json');
       await writeFile(settingsFile, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: hook.map(shellQuote).join(' ') }] }] } }, null, 2));
       args = ['--settings', settingsFile, ...agentArgs];
@@ -96,28 +100,61 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
       }
     });
     const turns = await store.log(session.id);
-    emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code, turns: turns.length - 1, caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
+    emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code.code, ...(code.signal !== null ? { signal: code.signal } : {}), turns: turns.length - 1, caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
       [
         ...turnLines(caught, session),
-        `${agent.bin} exited ${code}; session ${session.id} has ${turns.length - 1} turn(s) on ${session.branch}${pending.length > 0 ? `; ${pending.length} change(s) pending (no turn ended after them)` : ''}.`,
+        `${agent.bin} ${code.code === null ? `was killed by ${code.signal}` : `exited ${code.code}`}; session ${session.id} has ${turns.length - 1} turn(s) on ${session.branch}${pending.length > 0 ? `; ${pending.length} change(s) pending (no turn ended after them)` : ''}.`,
         `Review: forge log ${session.id} · forge inspect · undo: forge undo --session ${session.id} · continue: forge agent ${which} --session ${session.id}`,
       ].join('\n'),
       'report',
     );
     await workdir.close();
-    if (code !== 0) process.exitCode = code ?? 1;
+    if (code.code !== 0) {
+      const how = code.code === null ? `was killed by ${code.signal ?? 'a signal'}` : `exited ${code.code}`;
+      process.stderr.write(`forge: error AGENT_FAILED: ${agent.bin} ${how}; the ${caught.length > 0 ? 'turns it finished are' : 'turns its hooks committed are'} on ${session.branch} (${turns.length - 1} turn(s)).\n`);
+      throw new ReportedFailure(EXIT_AGENT_FAILED);
+    }
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-function launch(bin: string, args: string[], cwd: string): Promise<number | null> {
+/**
+ * A resumed session's first Claude Code run: hand Claude Code its own transcript as of the commit
+ * the session was resumed from (unless the arguments already pick a conversation).
+ */
+async function handOverTranscript(id: string, store: Awaited<ReturnType<typeof openStore>>, dir: string, agentArgs: string[]): Promise<string[]> {
+  if (agentArgs.some((a) => ['-r', '--resume', '-c', '--continue', '--session-id'].includes(a) || a.startsWith('--resume=') || a.startsWith('--session-id='))) return agentArgs;
+  const { seedClaudeTranscript } = await import('../../agents/node/claude-resume');
+  const session = await store.open(id);
+  try {
+    const seeded = await seedClaudeTranscript(session, dir, process.env);
+    if (seeded === null) return agentArgs;
+    if ('reason' in seeded) {
+      process.stderr.write(`forge: Claude Code starts a new conversation: ${seeded.reason}.\n`);
+      return agentArgs;
+    }
+    const parent = session.state.parent!;
+    process.stderr.write(`forge: Claude Code resumes its conversation as of ${parent.session} turn ${parent.turn} (${seeded.turns} turn(s), ${seeded.path})\n`);
+    return ['--resume', seeded.sessionId, ...agentArgs];
+  } finally {
+    await session.close();
+  }
+}
+
+/** The agent's exit: its code, or the signal that ended it. */
+interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+function launch(bin: string, args: string[], cwd: string): Promise<AgentExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd, stdio: 'inherit', env: process.env });
     child.on('error', (error) =>
       reject(new ForgeError('AGENT_CLI_NOT_FOUND', `Cannot start ${bin}: ${error.message}.`, { hint: `Install it (npm install -g @anthropic-ai/claude-code or @openai/codex), or point FORGE_CLAUDE_BIN / FORGE_CODEX_BIN at it.` })),
     );
-    child.on('close', (code) => resolve(code));
+    child.on('close', (code, signal) => resolve({ code, signal }));
   });
 }
 

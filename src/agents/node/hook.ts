@@ -5,11 +5,11 @@
  * Which turns were committed is kept in <commondir>/forge/agents/<session>.json (their keys), so
  * a hook that fired twice, or not at all, neither duplicates nor loses a turn.
  */
-import { mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ForgeError } from '../../errors';
-import type { Session, TurnCommit } from '../../session';
+import { validateSessionId, type Session, type TurnCommit } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { claudeCodeTurns } from '../claude-code';
 import { codexTurns } from '../codex';
@@ -54,6 +54,43 @@ export async function saveCursor(session: Session, cursor: Cursor): Promise<void
   const turnOf = Object.fromEntries(committed.flatMap((k) => (cursor.turnOf[k] !== undefined ? [[k, cursor.turnOf[k]]] : [])));
   await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed, turnOf }) + '\n');
   await rename(`${file}.tmp`, file);
+}
+
+/** One run of a hook: what forge agent's report says about the hooks of its run. */
+export interface HookLogEntry {
+  at: string;
+  kind: string;
+  ok: boolean;
+  /** The Forge turns it committed. */
+  turns: number[];
+  /** A notification that is not a turn's end (ignored). */
+  event?: string;
+  error?: { code: string; message: string };
+}
+
+function hookLogFile(commonDir: string, sessionId: string): string {
+  return join(commonDir, 'forge', 'agents', `${validateSessionId(sessionId)}.hooks.jsonl`);
+}
+
+export async function appendHookLog(commonDir: string, sessionId: string, entry: HookLogEntry): Promise<void> {
+  const file = hookLogFile(commonDir, sessionId);
+  await mkdir(dirname(file), { recursive: true });
+  await appendFile(file, JSON.stringify(entry) + '\n');
+}
+
+/** The hook runs logged since `since` (ms). */
+export async function readHookLog(session: Session, since: number): Promise<HookLogEntry[]> {
+  const text = await readFile(hookLogFile(session.repo.commonDir, session.id), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as HookLogEntry];
+      } catch {
+        return [];
+      }
+    })
+    .filter((e) => Date.parse(e.at) >= since);
 }
 
 export async function readTranscript(path: string): Promise<string> {

@@ -5,7 +5,7 @@
  * detection, src/agent/node/dir-changes.ts); `mount` is `forge mount` (a FUSE view whose writes
  * go straight into the pending layer), supplied by the mount adapter when the build has one.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -135,6 +135,14 @@ export function copyWorkdir(dir: string, config: ToolsConfig): AgentWorkdir {
     mode: 'copy',
     dir,
     async sync(session) {
+      // A directory gone (removed by hand, a tmp cleaner) would read as every file deleted.
+      const st = await stat(dir).catch(() => null);
+      if (st === null || !st.isDirectory()) {
+        throw new ForgeError('AGENT_WORKDIR_MISSING', `The agent's working directory ${dir} is gone; nothing was brought back from it.`, {
+          data: { dir },
+          hint: `Run forge agent again: it materializes the session's files there.`,
+        });
+      }
       const snapshot = await snapshotOf(visibleView(session.vfs, config));
       const { changes, disk } = await detectChanges(dir, snapshot);
       const count = changes.added.length + changes.modified.length + changes.deleted.length;

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AgentName } from '../../agents';
-import { ForgeError } from '../../errors';
+import type { HookLogEntry } from '../../agents/node/hook';
+import { ForgeError, toForgeError } from '../../errors';
 import type { Session, TurnCommit } from '../../session';
 import { parseToolsConfig, type ToolsConfig } from '../../tools';
 import { common } from '../common';
@@ -62,7 +63,7 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
   if (options.session !== undefined && options.base !== undefined) throw new ForgeError('INVALID_ARGUMENT', '--session continues a session and --base starts one: give one of them.');
   if (options.copy && options.mount) throw new ForgeError('INVALID_ARGUMENT', '--copy and --mount exclude each other.');
   const { openWorkdir, copyWorkdir } = await import('../../agents/node/workdir');
-  const { commitAgentTurns, findCodexRollout, readCursor, whenSessionFree } = await import('../../agents/node/hook');
+  const { commitAgentTurns, findCodexRollout, readCursor, readHookLog, whenSessionFree } = await import('../../agents/node/hook');
   const store = await openStore(options);
   const config = toolsConfig(store.repo.workdir);
   let session = options.session !== undefined ? await store.open(options.session) : await store.create({ ...(options.base !== undefined ? { base: options.base } : {}), model: { provider: agent.name } });
@@ -85,6 +86,9 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
     }
     process.stderr.write(`forge: session ${session.id} (${session.branch}); ${agent.bin} works in ${workdir.dir} (${workdir.mode})\n`);
     const code = await launch(process.env[agent.env] || agent.bin, args, workdir.dir);
+    // Codex runs its notify program without waiting for it: the last turn's notification may
+    // still be starting. It gets a moment to commit that turn itself before the catch-up does.
+    if (which === 'codex' && code.code === 0) await waitForHook(() => readHookLog(session, started), NOTIFY_GRACE_MS);
     // Catch up: turns whose hook did not run (or failed), and changes made after the last one.
     const { caught, pending } = await whenSessionFree(async () => {
       session = await store.open(session.id);
@@ -100,8 +104,12 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
       }
     });
     const turns = await store.log(session.id);
-    emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code.code, ...(code.signal !== null ? { signal: code.signal } : {}), turns: turns.length - 1, caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
+    const hooks = (await readHookLog(session, started)).filter((h) => h.event === undefined);
+    const failed = hooks.filter((h) => !h.ok);
+    emit(options, { session: session.id, branch: session.branch, dir: workdir.dir, exitCode: code.code, ...(code.signal !== null ? { signal: code.signal } : {}), turns: turns.length - 1, hooks: hooks.map((h) => ({ kind: h.kind, ok: h.ok, turns: h.turns, ...(h.error ? { error: h.error } : {}) })), caughtUp: caught.map((c) => ({ turn: c.turn, commit: c.commit, redactions: c.redactions })), pending: pending.map((c) => c.path) }, () =>
       [
+        ...failed.map((h) => `hook ${h.kind} failed: ${h.error?.code}: ${h.error?.message}`),
+        ...(caught.length > 0 ? [`${caught.length} turn(s) committed when ${agent.bin} exited (no hook committed them):`] : []),
         ...turnLines(caught, session),
         `${agent.bin} ${code.code === null ? `was killed by ${code.signal}` : `exited ${code.code}`}; session ${session.id} has ${turns.length - 1} turn(s) on ${session.branch}${pending.length > 0 ? `; ${pending.length} change(s) pending (no turn ended after them)` : ''}.`,
         `Review: forge log ${session.id} · forge inspect · undo: forge undo --session ${session.id} · continue: forge agent ${which} --session ${session.id}`,
@@ -142,6 +150,13 @@ async function handOverTranscript(id: string, store: Awaited<ReturnType<typeof o
   }
 }
 
+const NOTIFY_GRACE_MS = 5_000;
+
+async function waitForHook(read: () => Promise<unknown[]>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until && (await read()).length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** The agent's exit: its code, or the signal that ended it. */
 interface AgentExit {
   code: number | null;
@@ -158,35 +173,48 @@ function launch(bin: string, args: string[], cwd: string): Promise<AgentExit> {
   });
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function runHook(kind: string, payloadArg: string | undefined, options: CommonOptions & { session: string; dir: string }): Promise<void> {
-  const { commitAgentTurns, findCodexRollout, whenSessionFree } = await import('../../agents/node/hook');
-  let agent: AgentName;
-  let transcript: string | null;
-  if (kind === 'claude-stop') {
-    agent = 'claude-code';
-    const payload = JSON.parse((await readStdin()) || '{}') as { transcript_path?: string };
-    transcript = payload.transcript_path ?? null;
-  } else if (kind === 'codex-notify') {
-    agent = 'codex';
-    const payload = JSON.parse(payloadArg ?? '{}') as { type?: string; 'thread-id'?: string };
-    if (payload.type !== undefined && payload.type !== 'agent-turn-complete') return;
-    transcript = await findCodexRollout(payload['thread-id'], process.env);
-  } else {
-    throw new ForgeError('INVALID_ARGUMENT', `Unknown hook "${kind}": claude-stop or codex-notify.`);
-  }
-  if (transcript === null) throw new ForgeError('AGENT_TRANSCRIPT_NOT_FOUND', `The ${kind} hook got no transcript to read; the working directory's changes stay there until the next turn.`);
+  const { commitAgentTurns, findCodexRollout, appendHookLog, whenSessionFree } = await import('../../agents/node/hook');
+  const { parsePayload, readCappedStdin, claudeTranscriptPath, codexThreadId } = await import('../../agents/node/hook-input');
+  if (kind !== 'claude-stop' && kind !== 'codex-notify') throw new ForgeError('INVALID_ARGUMENT', `Unknown hook "${kind}": claude-stop or codex-notify.`);
   const store = await openStore(options);
-  const session = await store.open(options.session);
-  const result = await commitAgentTurns(session, { agent, transcript, dir: options.dir, config: toolsConfig(store.repo.workdir) });
-  // Claude Code shows a Stop hook's stderr only on failure; stdout would be read as hook output.
-  await session.close();
-  for (const line of turnLines(result.commits, session)) process.stderr.write(`forge: ${line}\n`);
+  const log = (entry: HookLogEntry) => appendHookLog(store.repo.commonDir, options.session, entry);
+  const at = new Date().toISOString();
+  try {
+    let agent: AgentName;
+    let transcript: string | null;
+    if (kind === 'claude-stop') {
+      agent = 'claude-code';
+      const payload = parsePayload(await readCappedStdin(process.stdin, kind), kind);
+      transcript = await claudeTranscriptPath(payload['transcript_path'], process.env);
+    } else {
+      agent = 'codex';
+      const payload = parsePayload(payloadArg ?? '{}', kind);
+      if (payload['type'] !== undefined && payload['type'] !== 'agent-turn-complete') {
+        await log({ at, kind, ok: true, turns: [], event: String(payload['type']).slice(0, 100) });
+        return;
+      }
+      transcript = await findCodexRollout(codexThreadId(payload['thread-id']), process.env);
+    }
+    if (transcript === null) throw new ForgeError('AGENT_TRANSCRIPT_NOT_FOUND', `The ${kind} hook got no transcript to read; the working directory's changes stay there until the next turn.`);
+    // Codex does not wait for its notify program: forge agent's end-of-run catch-up may hold the session.
+    const result = await whenSessionFree(async () => {
+      const session = await store.open(options.session);
+      try {
+        const result = await commitAgentTurns(session, { agent, transcript, dir: options.dir, config: toolsConfig(store.repo.workdir) });
+        return { commits: result.commits, lines: turnLines(result.commits, session) };
+      } finally {
+        await session.close();
+      }
+    });
+    await log({ at, kind, ok: true, turns: result.commits.map((c) => c.turn) });
+    // Claude Code shows a Stop hook's stderr only on failure; stdout would be read as hook output.
+    for (const line of result.lines) process.stderr.write(`forge: ${line}\n`);
+  } catch (error) {
+    const forgeError = toForgeError(error);
+    await log({ at, kind, ok: false, turns: [], error: { code: forgeError.code, message: forgeError.message.slice(0, 500) } }).catch(() => undefined);
+    throw error;
+  }
 }
 
 export function registerAgent(program: Command): void {

@@ -17,6 +17,7 @@ export const AGENT_CODES = {
   AGENT_CLI_NOT_FOUND: { kind: 'user', summary: 'The agent CLI (claude, codex) could not be started: not installed or not on PATH.' },
   AGENT_TRANSCRIPT_NOT_FOUND: { kind: 'user', summary: "The agent's transcript (Claude Code's transcript_path, Codex's rollout file) could not be read." },
   AGENT_WORKDIR_STALE: { kind: 'conflict', summary: "forge agent's copy directory holds uncommitted changes made on another commit than the session's head (after an undo, a resume, or for another session)." },
+  AGENT_WORKDIR_MISSING: { kind: 'user', summary: "forge agent's working directory is gone; run forge agent again to materialize it." },
   AGENT_FAILED: { kind: 'user', summary: 'The agent CLI exited non-zero or was killed; the turns it finished are committed. forge agent exits 8 (EXIT_AGENT_FAILED).' },
   AGENT_HOOK_REFUSED: { kind: 'user', summary: "A hook's payload was refused: a transcript path outside the agent's own transcript directory, or a payload too large." },
   AGENT_CANCELLED: { kind: 'user', summary: 'The run was cancelled; the pending turn is kept and running again continues it.' },

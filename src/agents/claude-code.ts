@@ -38,11 +38,25 @@ function promptText(entry: Entry): string | null {
   return text === '' ? null : text;
 }
 
-/** Every turn of the transcript (one per prompt), converted. */
+/** A slash command the user ran (`<command-name>/exit</command-name>…`) or its output. */
+function isCommandEntry(text: string): boolean {
+  return /^\s*<(command-name|command-message|local-command-[a-z]+)>/.test(text);
+}
+
+/**
+ * Every turn of the transcript (one per prompt), converted. A slash command starts a turn only
+ * when the model answered it (a custom command expands into a prompt); a local one (/exit,
+ * /clear, /model) and its output are not conversation.
+ */
 export function claudeCodeTurns(text: string): ConvertedTurn[] {
   const all = entries(text);
-  const starts = all.flatMap((e, i) => (promptText(e) !== null ? [i] : []));
-  return starts.map((start, k) => convert(all.slice(start, starts[k + 1] ?? all.length)));
+  const starts = all.flatMap((e, i) => (promptText(e) !== null && !isCommandOutput(e) ? [i] : []));
+  const slices = starts.map((start, k) => all.slice(start, starts[k + 1] ?? all.length));
+  return slices.filter((slice) => !isCommandEntry(promptText(slice[0]!)!) || slice.some((e) => e.type === 'assistant')).map(convert);
+}
+
+function isCommandOutput(entry: Entry): boolean {
+  return /^\s*<local-command-[a-z]+>/.test(promptText(entry) ?? '');
 }
 
 /** The last turn of the transcript: what the Stop hook commits. */
@@ -65,11 +79,13 @@ function turnKey(first: Entry): string {
 export function claudeCodeTranscriptUpTo(text: string, keep: ReadonlySet<string>): { entries: Array<Record<string, unknown>>; keys: string[] } {
   const kept: Array<Record<string, unknown>> = [];
   const keys: string[] = [];
+  const turns = new Set(claudeCodeTurns(text).map((t) => t.key));
   for (const value of jsonLines(text)) {
     if (!isRecord(value)) continue;
     const entry = entries(JSON.stringify(value))[0];
-    if (entry !== undefined && promptText(entry) !== null) {
-      const key = turnKey(entry);
+    const key = entry !== undefined && promptText(entry) !== null ? turnKey(entry) : null;
+    // Only a turn starts a turn: a local slash command (never committed) does not end the conversation kept.
+    if (key !== null && turns.has(key)) {
       if (!keep.has(key)) break;
       keys.push(key);
     }

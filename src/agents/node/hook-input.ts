@@ -12,6 +12,8 @@ import { ForgeError } from '../../errors';
 /** Claude Code's Stop payload is a few hundred bytes; Codex's notification carries the last message. */
 export const MAX_HOOK_PAYLOAD_BYTES = 1 << 20;
 
+const TRANSCRIPT_WAIT_MS = 3_000;
+
 function refuse(message: string, data: Record<string, unknown> = {}): ForgeError {
   return new ForgeError('AGENT_HOOK_REFUSED', message, { data, hint: 'forge agent configures this hook itself; run the agent through forge agent rather than calling the hook by hand.' });
 }
@@ -47,7 +49,12 @@ export async function claudeTranscriptPath(value: unknown, env: Readonly<Record<
   if (value.includes('\0') || !value.endsWith('.jsonl')) throw refuse(`The transcript path ${JSON.stringify(value.slice(0, 200))} is not a Claude Code transcript (.jsonl); nothing was committed.`);
   const root = join(env['CLAUDE_CONFIG_DIR'] || join(env['HOME'] || homedir(), '.claude'), 'projects');
   const realRoot = await realpath(root).catch(() => root);
-  const real = await realpath(value).catch(() => null);
+  // An interactive Claude Code may run the first turn's Stop hook before the file is written.
+  let real = await realpath(value).catch(() => null);
+  for (const until = Date.now() + TRANSCRIPT_WAIT_MS; real === null && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    real = await realpath(value).catch(() => null);
+  }
   if (real === null) throw new ForgeError('AGENT_TRANSCRIPT_NOT_FOUND', `Cannot read the agent's transcript ${value}: it does not exist. The turn's file changes are kept pending.`, { data: { path: value } });
   if (!real.startsWith(realRoot + sep)) throw refuse(`The transcript path ${JSON.stringify(value.slice(0, 200))} is outside Claude Code's transcripts (${realRoot}); nothing was committed.`, { path: value, root: realRoot });
   return real;

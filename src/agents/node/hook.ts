@@ -146,7 +146,7 @@ async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promi
 
 async function commitUnlocked(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
   const { skipped } = await copyWorkdir(options.dir, options.config).sync(session);
-  const turns = convertTranscript(options.agent, await readTranscript(options.transcript));
+  const turns = await settledTurns(options.agent, options.transcript);
   const cursor = { ...(await readCursor(session)), transcript: options.transcript };
   const commits: TurnCommit[] = [];
   const notes = skipped.map((s) => `Not brought back from the working directory: ${s.path} (${s.code})`);
@@ -161,6 +161,30 @@ async function commitUnlocked(session: Session, options: { agent: AgentName; tra
   await markSynced(session, options.dir);
   // Changes with no new turn to carry them (the agent was interrupted) stay pending.
   return { commits, skipped };
+}
+
+/** How long a hook waits for the agent to finish writing the turn it was told had ended. */
+const SETTLE_MS = 3_000;
+
+/** A turn is whole once the model had the last word: text after the last tool result. */
+function isWhole(turn: ConvertedTurn | undefined): boolean {
+  const last = turn?.messages.at(-1);
+  return last !== undefined && last.role === 'assistant' && (last.toolCalls?.length ?? 0) === 0;
+}
+
+/**
+ * The transcript's turns once its last turn is whole: an interactive Claude Code runs the Stop
+ * hook before the answer's entry reaches the file (seen with 2.1.197 under a terminal), and a turn
+ * committed then would lose its answer for good (its key is marked committed). An interrupted
+ * turn never becomes whole: after SETTLE_MS it is committed as it stands.
+ */
+async function settledTurns(agent: AgentName, path: string): Promise<ConvertedTurn[]> {
+  const until = Date.now() + SETTLE_MS;
+  for (;;) {
+    const turns = convertTranscript(agent, await readTranscript(path));
+    if (isWhole(turns.at(-1)) || Date.now() >= until) return turns;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Codex's rollout file of a thread: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */

@@ -19,12 +19,14 @@ import { ForgeError, toForgeError } from '../../errors';
 import type { Session, TurnCommit } from '../../session';
 import { parseToolsConfig, type ToolsConfig } from '../../tools';
 import { common } from '../common';
-import { emit, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { emit, reportError, ReportedFailure, shortOid, type CommonOptions } from '../io';
 import { openStore, repoDir } from '../open';
 import { loadSettings } from '../settings';
 
 /** forge agent: the agent CLI exited non-zero or was killed (its finished turns are committed). */
 export const EXIT_AGENT_FAILED = 8;
+/** `forge agent hook claude-stop` on any failure: a non-blocking error to Claude Code (2 would block the stop). */
+const CLAUDE_HOOK_FAILED = 1;
 
 interface AgentOptions extends CommonOptions {
   session?: string;
@@ -213,7 +215,12 @@ async function runHook(kind: string, payloadArg: string | undefined, options: Co
   } catch (error) {
     const forgeError = toForgeError(error);
     await log({ at, kind, ok: false, turns: [], error: { code: forgeError.code, message: forgeError.message.slice(0, 500) } }).catch(() => undefined);
-    throw error;
+    if (kind !== 'claude-stop') throw error;
+    // Claude Code reads a Stop hook's exit 2 as "do not stop" and hands its stderr to the model,
+    // which would answer forge's error as a new turn: every failure of this hook exits 1, which
+    // Claude Code shows the user and goes on.
+    reportError(forgeError, false);
+    throw new ReportedFailure(CLAUDE_HOOK_FAILED);
   }
 }
 

@@ -5,7 +5,8 @@
  * its shell tool, which Codex intercepts), runs the test and answers; then a second prompt that
  * writes a file with its shell. Each turn is committed by Codex's own turn-complete notification
  * (`notify`, logged per run), not only by the catch-up when Codex exits; `forge undo` reverts the
- * second turn.
+ * second turn; `forge resume --from` the first turn, then `forge agent codex --session <new>`
+ * continues Codex's own thread as of that turn (`exec resume` of a rollout forge wrote).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -77,12 +78,17 @@ describe.skipIf(!existsSync(CODEX))('forge agent codex with the real Codex CLI (
       },
     });
     const patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: math.js\n@@\n-export const add = (a, b) => a - b;\n+export const add = (a, b) => a + b;\n*** End Patch\nEOF";
+    const third: any[][] = [];
     const mock = await responsesMock((input) => {
       let i = input.length - 1;
       const isPrompt = (m: any) => m.type === 'message' && m.role === 'user' && !/^\s*</.test(m.content?.[0]?.text ?? '');
       while (i > 0 && !isPrompt(input[i])) i--;
       const prompt = input[i]?.content?.[0]?.text ?? '';
       const outputs = input.slice(i).filter((m: any) => m.type === 'function_call_output').length;
+      if (prompt.includes('third prompt')) {
+        third.push(input);
+        return { text: 'Third answer: we fixed add.' };
+      }
       if (prompt.includes('second prompt')) return outputs === 0 ? { call: 'call_notes', cmd: 'printf "add was subtracting\\n" > NOTES.md' } : { text: 'Second answer: notes written.' };
       const steps: Out[] = [{ call: 'call_read', cmd: 'cat math.js' }, { call: 'call_edit', cmd: patch }, { call: 'call_test', cmd: 'node test.mjs' }, { text: 'Fixed add in math.js; the test passes.' }];
       return steps[Math.min(outputs, steps.length - 1)]!;
@@ -129,6 +135,27 @@ describe.skipIf(!existsSync(CODEX))('forge agent codex with the real Codex CLI (
       expect(undo.status, undo.stderr).toBe(0);
       expect(JSON.parse(undo.stdout)).toMatchObject({ reverted: 1, paths: ['NOTES.md'] });
       expect(execFileSync('git', ['-C', repo.dir, 'ls-tree', '--name-only', `refs/heads/forge/session/${session}`], { encoding: 'utf8' }).split('\n')).not.toContain('NOTES.md');
+
+      // Resume from the first turn: Codex is sent its first thread, not the second.
+      const resumed = await run(['resume', '--repo', repo.dir, '--from', turn1!, '--json'], env, repo.dir);
+      expect(resumed.status, resumed.stderr).toBe(0);
+      const child = (JSON.parse(resumed.stdout) as { id: string }).id;
+      const wd2 = join(makeTempDir('codex-wd2'), 'work');
+      const next = await run(['agent', 'codex', '--repo', repo.dir, '--session', child, '--copy', '--dir', wd2, '--json', '--', ...codexArgs, 'third prompt: what did we do?'], env, repo.dir);
+      expect(next.status, next.stderr).toBe(0);
+      expect(next.stderr).toContain('codex resumes its conversation as of');
+      expect(third.length).toBeGreaterThan(0);
+      const sent = JSON.stringify(third[0]);
+      expect(sent).toContain('fix add in math.js');
+      expect(sent).toContain('Fixed add in math.js; the test passes.');
+      expect(sent).not.toContain('second prompt');
+      const childLog = execFileSync('git', ['-C', repo.dir, 'log', '--format=%H', `${turn1}..refs/heads/forge/session/${child}`], { encoding: 'utf8' }).trim().split('\n');
+      expect(childLog.length).toBe(2);
+      const state3 = JSON.parse(execFileSync('git', ['-C', repo.dir, 'show', `${childLog[0]}:.forge/sessions/${child}.json`], { encoding: 'utf8' }));
+      expect(state3.messages.filter((m: any) => m.turn === 2).map((m: any) => [m.role, m.content])).toEqual([
+        ['user', 'third prompt: what did we do?'],
+        ['assistant', 'Third answer: we fixed add.'],
+      ]);
       expectFsckClean(repo.gitdir);
     } finally {
       mock.close();

@@ -27,6 +27,8 @@ export interface Cursor {
   committed: string[];
   /** The Forge turn each committed agent turn became (by key): where a resumed session cuts the transcript. */
   turnOf: Record<string, number>;
+  /** The transcript each committed turn was read from (by key): a resumed session's starting point. */
+  transcriptOf: Record<string, string>;
   /** The transcript the last hook read: where the end-of-run catch-up looks. */
   transcript?: string;
 }
@@ -34,16 +36,19 @@ export interface Cursor {
 /** The cursor of `session`, or of another session of its repository (`id`: a resumed session's parent). */
 export async function readCursor(session: Session, id = session.id): Promise<Cursor> {
   try {
-    const parsed = JSON.parse(await readFile(cursorFile(session, id), 'utf8')) as { committed?: unknown; transcript?: unknown; turnOf?: unknown };
+    const parsed = JSON.parse(await readFile(cursorFile(session, id), 'utf8')) as { committed?: unknown; transcript?: unknown; turnOf?: unknown; transcriptOf?: unknown };
     const turnOf: Record<string, number> = {};
     if (parsed.turnOf !== null && typeof parsed.turnOf === 'object') for (const [k, v] of Object.entries(parsed.turnOf)) if (typeof v === 'number') turnOf[k] = v;
+    const transcriptOf: Record<string, string> = {};
+    if (parsed.transcriptOf !== null && typeof parsed.transcriptOf === 'object') for (const [k, v] of Object.entries(parsed.transcriptOf)) if (typeof v === 'string') transcriptOf[k] = v;
     return {
       committed: Array.isArray(parsed.committed) ? parsed.committed.filter((k): k is string => typeof k === 'string') : [],
       turnOf,
+      transcriptOf,
       ...(typeof parsed.transcript === 'string' ? { transcript: parsed.transcript } : {}),
     };
   } catch {
-    return { committed: [], turnOf: {} };
+    return { committed: [], turnOf: {}, transcriptOf: {} };
   }
 }
 
@@ -52,7 +57,8 @@ export async function saveCursor(session: Session, cursor: Cursor): Promise<void
   await mkdir(dirname(file), { recursive: true });
   const committed = cursor.committed.slice(-KEPT_KEYS);
   const turnOf = Object.fromEntries(committed.flatMap((k) => (cursor.turnOf[k] !== undefined ? [[k, cursor.turnOf[k]]] : [])));
-  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed, turnOf }) + '\n');
+  const transcriptOf = Object.fromEntries(committed.flatMap((k) => (cursor.transcriptOf[k] !== undefined ? [[k, cursor.transcriptOf[k]]] : [])));
+  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed, turnOf, transcriptOf }) + '\n');
   await rename(`${file}.tmp`, file);
 }
 
@@ -155,6 +161,7 @@ async function commitUnlocked(session: Session, options: { agent: AgentName; tra
     commits.push(commit);
     cursor.committed.push(turn.key);
     cursor.turnOf[turn.key] = commit.turn;
+    cursor.transcriptOf[turn.key] = options.transcript;
     await saveCursor(session, cursor);
   }
   if (commits.length === 0) await saveCursor(session, cursor);

@@ -78,8 +78,8 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
   const started = Date.now();
   try {
     let args: string[];
+    agentArgs = await handOverTranscript(which, session.id, store, workdir.dir, agentArgs);
     if (which === 'claude') {
-      agentArgs = await handOverTranscript(session.id, store, workdir.dir, agentArgs);
       const settingsFile = join(scratch, 'settings.json');
       await writeFile(settingsFile, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: hook.map(shellQuote).join(' ') }] }] } }, null, 2));
       args = ['--settings', settingsFile, ...agentArgs];
@@ -130,23 +130,30 @@ async function runAgent(which: string, agentArgs: string[], options: AgentOption
 }
 
 /**
- * A resumed session's first Claude Code run: hand Claude Code its own transcript as of the commit
- * the session was resumed from (unless the arguments already pick a conversation).
+ * A resumed session's first run: hand the agent its own transcript as of the commit the session
+ * was resumed from (unless the arguments already pick a conversation). Claude Code gets
+ * `--resume <id>`; Codex `resume <id>` (after `exec` and its options, before the prompt).
  */
-async function handOverTranscript(id: string, store: Awaited<ReturnType<typeof openStore>>, dir: string, agentArgs: string[]): Promise<string[]> {
-  if (agentArgs.some((a) => ['-r', '--resume', '-c', '--continue', '--session-id'].includes(a) || a.startsWith('--resume=') || a.startsWith('--session-id='))) return agentArgs;
-  const { seedClaudeTranscript } = await import('../../agents/node/claude-resume');
+async function handOverTranscript(which: string, id: string, store: Awaited<ReturnType<typeof openStore>>, dir: string, agentArgs: string[]): Promise<string[]> {
+  const picked = which === 'claude' ? agentArgs.some((a) => ['-r', '--resume', '-c', '--continue', '--session-id'].includes(a) || a.startsWith('--resume=') || a.startsWith('--session-id=')) : agentArgs.includes('resume');
+  if (picked) return agentArgs;
+  const { seedTranscript } = await import('../../agents/node/resume-transcript');
   const session = await store.open(id);
   try {
-    const seeded = await seedClaudeTranscript(session, dir, process.env);
+    const seeded = await seedTranscript(which === 'claude' ? 'claude-code' : 'codex', session, dir, process.env);
     if (seeded === null) return agentArgs;
     if ('reason' in seeded) {
-      process.stderr.write(`forge: Claude Code starts a new conversation: ${seeded.reason}.\n`);
+      process.stderr.write(`forge: ${which} starts a new conversation: ${seeded.reason}.\n`);
       return agentArgs;
     }
     const parent = session.state.parent!;
-    process.stderr.write(`forge: Claude Code resumes its conversation as of ${parent.session} turn ${parent.turn} (${seeded.turns} turn(s), ${seeded.path})\n`);
-    return ['--resume', seeded.sessionId, ...agentArgs];
+    process.stderr.write(`forge: ${which} resumes its conversation as of ${parent.session} turn ${parent.turn} (${seeded.turns} turn(s), ${seeded.path})\n`);
+    if (which === 'claude') return ['--resume', seeded.sessionId, ...agentArgs];
+    if (agentArgs[0] !== 'exec') return ['resume', seeded.sessionId, ...agentArgs];
+    // codex exec [options] resume <id> [prompt]: the prompt is the last argument when it is not an option.
+    const last = agentArgs.at(-1);
+    const hasPrompt = agentArgs.length > 1 && last !== undefined && !last.startsWith('-') && !(agentArgs.at(-2) ?? '').match(/^-(c|m|p|C|s|i)$|^--(config|model|profile|cd|sandbox|image|output-last-message|output-schema|color)$/);
+    return hasPrompt ? [...agentArgs.slice(0, -1), 'resume', seeded.sessionId, last] : [...agentArgs, 'resume', seeded.sessionId];
   } finally {
     await session.close();
   }

@@ -117,7 +117,16 @@ export interface HookResult {
 }
 
 /** Syncs the directory, then commits each new turn of the transcript (the files go with the first). */
-export async function commitAgentTurns(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
+export interface CommitAgentTurnsOptions {
+  agent: AgentName;
+  transcript: string;
+  dir: string;
+  config: ToolsConfig;
+  /** false: the directory is a mount, whose writes are in the pending layer already. */
+  sync?: boolean;
+}
+
+export async function commitAgentTurns(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
   return withAgentLock(session, () => commitUnlocked(session, options));
 }
 
@@ -150,8 +159,9 @@ async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promi
   }
 }
 
-async function commitUnlocked(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
-  const { skipped } = await copyWorkdir(options.dir, options.config).sync(session);
+async function commitUnlocked(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
+  const copy = options.sync !== false;
+  const { skipped } = copy ? await copyWorkdir(options.dir, options.config).sync(session) : { skipped: [] };
   const turns = await settledTurns(options.agent, options.transcript);
   const cursor = { ...(await readCursor(session)), transcript: options.transcript };
   const commits: TurnCommit[] = [];
@@ -165,7 +175,7 @@ async function commitUnlocked(session: Session, options: { agent: AgentName; tra
     await saveCursor(session, cursor);
   }
   if (commits.length === 0) await saveCursor(session, cursor);
-  await markSynced(session, options.dir);
+  if (copy) await markSynced(session, options.dir);
   // Changes with no new turn to carry them (the agent was interrupted) stay pending.
   return { commits, skipped };
 }

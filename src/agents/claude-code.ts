@@ -38,11 +38,25 @@ function promptText(entry: Entry): string | null {
   return text === '' ? null : text;
 }
 
-/** Every turn of the transcript (one per prompt), converted. */
+/** A slash command the user ran (`<command-name>/exit</command-name>…`) or its output. */
+function isCommandEntry(text: string): boolean {
+  return /^\s*<(command-name|command-message|local-command-[a-z]+)>/.test(text);
+}
+
+/**
+ * Every turn of the transcript (one per prompt), converted. A slash command starts a turn only
+ * when the model answered it (a custom command expands into a prompt); a local one (/exit,
+ * /clear, /model) and its output are not conversation.
+ */
 export function claudeCodeTurns(text: string): ConvertedTurn[] {
   const all = entries(text);
-  const starts = all.flatMap((e, i) => (promptText(e) !== null ? [i] : []));
-  return starts.map((start, k) => convert(all.slice(start, starts[k + 1] ?? all.length)));
+  const starts = all.flatMap((e, i) => (promptText(e) !== null && !isCommandOutput(e) ? [i] : []));
+  const slices = starts.map((start, k) => all.slice(start, starts[k + 1] ?? all.length));
+  return slices.filter((slice) => !isCommandEntry(promptText(slice[0]!)!) || slice.some((e) => e.type === 'assistant')).map(convert);
+}
+
+function isCommandOutput(entry: Entry): boolean {
+  return /^\s*<local-command-[a-z]+>/.test(promptText(entry) ?? '');
 }
 
 /** The last turn of the transcript: what the Stop hook commits. */
@@ -51,9 +65,38 @@ export function claudeCodeLastTurn(text: string): ConvertedTurn | null {
   return turns[turns.length - 1] ?? null;
 }
 
+/** The key of the turn a prompt entry starts. */
+function turnKey(first: Entry): string {
+  return first.uuid ?? `${first.timestamp ?? ''} ${promptText(first) ?? ''}`;
+}
+
+/**
+ * The transcript as of a turn: its lines up to the prompt of the first turn whose key is not in
+ * `keep` (torn or non-JSON lines left out), and the keys of the turns kept. Claude Code resumes a
+ * conversation from such a file (`--resume <id>`), which is how a resumed Forge session hands
+ * the agent its own conversation as of the commit it was resumed from.
+ */
+export function claudeCodeTranscriptUpTo(text: string, keep: ReadonlySet<string>): { entries: Array<Record<string, unknown>>; keys: string[] } {
+  const kept: Array<Record<string, unknown>> = [];
+  const keys: string[] = [];
+  const turns = new Set(claudeCodeTurns(text).map((t) => t.key));
+  for (const value of jsonLines(text)) {
+    if (!isRecord(value)) continue;
+    const entry = entries(JSON.stringify(value))[0];
+    const key = entry !== undefined && promptText(entry) !== null ? turnKey(entry) : null;
+    // Only a turn starts a turn: a local slash command (never committed) does not end the conversation kept.
+    if (key !== null && turns.has(key)) {
+      if (!keep.has(key)) break;
+      keys.push(key);
+    }
+    kept.push(value);
+  }
+  return { entries: kept, keys };
+}
+
 function convert(slice: Entry[]): ConvertedTurn {
   const first = slice[0]!;
-  const turn: ConvertedTurn = { agent: 'claude-code', key: first.uuid ?? `${first.timestamp ?? ''} ${promptText(first) ?? ''}`, messages: [], toolCalls: [] };
+  const turn: ConvertedTurn = { agent: 'claude-code', key: turnKey(first), messages: [], toolCalls: [] };
   // Entries of one API response (same message.id) become one assistant message.
   let open: { id: unknown; message: ConvertedTurn['messages'][number] } | null = null;
   for (const entry of slice) {

@@ -113,3 +113,28 @@ export function codexLastTurn(text: string): ConvertedTurn | null {
   const turns = codexTurns(text);
   return turns[turns.length - 1] ?? null;
 }
+
+/**
+ * The rollout as of a turn: its items up to the prompt of the first turn whose key is not in
+ * `keep` (Codex's `resume <thread id>` continues a thread from such a file), and the keys kept.
+ */
+export function codexRolloutUpTo(text: string, keep: ReadonlySet<string>): { entries: Array<Record<string, unknown>>; keys: string[] } {
+  const turnKeys = new Set(codexTurns(text).map((t) => t.key));
+  const kept: Array<Record<string, unknown>> = [];
+  const keys: string[] = [];
+  let threadId = '';
+  for (const value of jsonLines(text)) {
+    if (!isRecord(value)) continue;
+    const item = isRecord(value['payload']) && typeof value['type'] === 'string' ? (value as unknown as Item) : null;
+    if (item?.type === 'session_meta' && typeof item.payload['id'] === 'string') threadId = item.payload['id'];
+    if (item !== null && isPrompt(item)) {
+      const key = `${threadId} ${item.timestamp ?? ''} ${contentText(item.payload['content'])}`;
+      if (turnKeys.has(key)) {
+        if (!keep.has(key)) break;
+        keys.push(key);
+      }
+    }
+    kept.push(value);
+  }
+  return { entries: kept, keys };
+}

@@ -5,47 +5,98 @@
  * Which turns were committed is kept in <commondir>/forge/agents/<session>.json (their keys), so
  * a hook that fired twice, or not at all, neither duplicates nor loses a turn.
  */
-import { mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ForgeError } from '../../errors';
-import type { Session, TurnCommit } from '../../session';
+import { validateSessionId, type Session, type TurnCommit } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { claudeCodeTurns } from '../claude-code';
 import { codexTurns } from '../codex';
 import { recordAgentTurn, turnsToCommit } from '../record-turn';
 import type { AgentName, ConvertedTurn } from '../transcript';
-import { copyWorkdir } from './workdir';
+import { copyWorkdir, markSynced } from './workdir';
 
 const KEPT_KEYS = 2000;
 
-function cursorFile(session: Session): string {
-  return join(session.repo.commonDir, 'forge', 'agents', `${session.id}.json`);
+function cursorFile(session: Session, id = session.id): string {
+  return join(session.repo.commonDir, 'forge', 'agents', `${id}.json`);
 }
 
-interface Cursor {
+export interface Cursor {
   committed: string[];
+  /** The Forge turn each committed agent turn became (by key): where a resumed session cuts the transcript. */
+  turnOf: Record<string, number>;
+  /** The transcript each committed turn was read from (by key): a resumed session's starting point. */
+  transcriptOf: Record<string, string>;
   /** The transcript the last hook read: where the end-of-run catch-up looks. */
   transcript?: string;
 }
 
-export async function readCursor(session: Session): Promise<Cursor> {
+/** The cursor of `session`, or of another session of its repository (`id`: a resumed session's parent). */
+export async function readCursor(session: Session, id = session.id): Promise<Cursor> {
   try {
-    const parsed = JSON.parse(await readFile(cursorFile(session), 'utf8')) as { committed?: unknown; transcript?: unknown };
+    const parsed = JSON.parse(await readFile(cursorFile(session, id), 'utf8')) as { committed?: unknown; transcript?: unknown; turnOf?: unknown; transcriptOf?: unknown };
+    const turnOf: Record<string, number> = {};
+    if (parsed.turnOf !== null && typeof parsed.turnOf === 'object') for (const [k, v] of Object.entries(parsed.turnOf)) if (typeof v === 'number') turnOf[k] = v;
+    const transcriptOf: Record<string, string> = {};
+    if (parsed.transcriptOf !== null && typeof parsed.transcriptOf === 'object') for (const [k, v] of Object.entries(parsed.transcriptOf)) if (typeof v === 'string') transcriptOf[k] = v;
     return {
       committed: Array.isArray(parsed.committed) ? parsed.committed.filter((k): k is string => typeof k === 'string') : [],
+      turnOf,
+      transcriptOf,
       ...(typeof parsed.transcript === 'string' ? { transcript: parsed.transcript } : {}),
     };
   } catch {
-    return { committed: [] };
+    return { committed: [], turnOf: {}, transcriptOf: {} };
   }
 }
 
-async function saveCursor(session: Session, cursor: Cursor): Promise<void> {
+export async function saveCursor(session: Session, cursor: Cursor): Promise<void> {
   const file = cursorFile(session);
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed: cursor.committed.slice(-KEPT_KEYS) }) + '\n');
+  const committed = cursor.committed.slice(-KEPT_KEYS);
+  const turnOf = Object.fromEntries(committed.flatMap((k) => (cursor.turnOf[k] !== undefined ? [[k, cursor.turnOf[k]]] : [])));
+  const transcriptOf = Object.fromEntries(committed.flatMap((k) => (cursor.transcriptOf[k] !== undefined ? [[k, cursor.transcriptOf[k]]] : [])));
+  await writeFile(`${file}.tmp`, JSON.stringify({ ...cursor, committed, turnOf, transcriptOf }) + '\n');
   await rename(`${file}.tmp`, file);
+}
+
+/** One run of a hook: what forge agent's report says about the hooks of its run. */
+export interface HookLogEntry {
+  at: string;
+  kind: string;
+  ok: boolean;
+  /** The Forge turns it committed. */
+  turns: number[];
+  /** A notification that is not a turn's end (ignored). */
+  event?: string;
+  error?: { code: string; message: string };
+}
+
+function hookLogFile(commonDir: string, sessionId: string): string {
+  return join(commonDir, 'forge', 'agents', `${validateSessionId(sessionId)}.hooks.jsonl`);
+}
+
+export async function appendHookLog(commonDir: string, sessionId: string, entry: HookLogEntry): Promise<void> {
+  const file = hookLogFile(commonDir, sessionId);
+  await mkdir(dirname(file), { recursive: true });
+  await appendFile(file, JSON.stringify(entry) + '\n');
+}
+
+/** The hook runs logged since `since` (ms). */
+export async function readHookLog(session: Session, since: number): Promise<HookLogEntry[]> {
+  const text = await readFile(hookLogFile(session.repo.commonDir, session.id), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as HookLogEntry];
+      } catch {
+        return [];
+      }
+    })
+    .filter((e) => Date.parse(e.at) >= since);
 }
 
 export async function readTranscript(path: string): Promise<string> {
@@ -66,7 +117,16 @@ export interface HookResult {
 }
 
 /** Syncs the directory, then commits each new turn of the transcript (the files go with the first). */
-export async function commitAgentTurns(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
+export interface CommitAgentTurnsOptions {
+  agent: AgentName;
+  transcript: string;
+  dir: string;
+  config: ToolsConfig;
+  /** false: the directory is a mount, whose writes are in the pending layer already. */
+  sync?: boolean;
+}
+
+export async function commitAgentTurns(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
   return withAgentLock(session, () => commitUnlocked(session, options));
 }
 
@@ -99,20 +159,49 @@ async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promi
   }
 }
 
-async function commitUnlocked(session: Session, options: { agent: AgentName; transcript: string; dir: string; config: ToolsConfig }): Promise<HookResult> {
-  const { skipped } = await copyWorkdir(options.dir, options.config).sync(session);
-  const turns = convertTranscript(options.agent, await readTranscript(options.transcript));
+async function commitUnlocked(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
+  const copy = options.sync !== false;
+  const { skipped } = copy ? await copyWorkdir(options.dir, options.config).sync(session) : { skipped: [] };
+  const turns = await settledTurns(options.agent, options.transcript);
   const cursor = { ...(await readCursor(session)), transcript: options.transcript };
   const commits: TurnCommit[] = [];
   const notes = skipped.map((s) => `Not brought back from the working directory: ${s.path} (${s.code})`);
   for (const turn of turnsToCommit(turns, new Set(cursor.committed))) {
-    commits.push(await recordAgentTurn(session, turn, commits.length === 0 ? notes : []));
+    const commit = await recordAgentTurn(session, turn, commits.length === 0 ? notes : []);
+    commits.push(commit);
     cursor.committed.push(turn.key);
+    cursor.turnOf[turn.key] = commit.turn;
+    cursor.transcriptOf[turn.key] = options.transcript;
     await saveCursor(session, cursor);
   }
   if (commits.length === 0) await saveCursor(session, cursor);
+  if (copy) await markSynced(session, options.dir);
   // Changes with no new turn to carry them (the agent was interrupted) stay pending.
   return { commits, skipped };
+}
+
+/** How long a hook waits for the agent to finish writing the turn it was told had ended. */
+const SETTLE_MS = 3_000;
+
+/** A turn is whole once the model had the last word: text after the last tool result. */
+function isWhole(turn: ConvertedTurn | undefined): boolean {
+  const last = turn?.messages.at(-1);
+  return last !== undefined && last.role === 'assistant' && (last.toolCalls?.length ?? 0) === 0;
+}
+
+/**
+ * The transcript's turns once its last turn is whole: an interactive Claude Code runs the Stop
+ * hook before the answer's entry reaches the file (seen with 2.1.197 under a terminal), and a turn
+ * committed then would lose its answer for good (its key is marked committed). An interrupted
+ * turn never becomes whole: after SETTLE_MS it is committed as it stands.
+ */
+async function settledTurns(agent: AgentName, path: string): Promise<ConvertedTurn[]> {
+  const until = Date.now() + SETTLE_MS;
+  for (;;) {
+    const turns = convertTranscript(agent, await readTranscript(path));
+    if (isWhole(turns.at(-1)) || Date.now() >= until) return turns;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Codex's rollout file of a thread: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */

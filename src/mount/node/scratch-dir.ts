@@ -127,6 +127,10 @@ export class ScratchDir implements ScratchLayer {
     return fsp.rm(this.real(path), { recursive: true, force: true });
   }
 
+  directPath(path: string): string {
+    return this.real(path);
+  }
+
   private keep(handle: fsp.FileHandle): number {
     this.files.set(handle.fd, handle);
     return handle.fd;

@@ -630,6 +630,15 @@ export class MountFs {
     if (parent !== '') this.emptyDirs.add(parent);
   }
 
+  /**
+   * Whether an existing path lies in an ignored directory of the view (or is one): what of the
+   * working tree's ignored directories the scratch layer may show beneath it.
+   */
+  async inIgnoredDir(path: string, isDir: boolean): Promise<boolean> {
+    const ignored = await this.ignoreRules();
+    return ancestorsOf(path).some((dir) => ignored(dir, true)) || (isDir && ignored(path, true));
+  }
+
   /** Whether a path being created belongs in the scratch layer (it or a directory above it is ignored). */
   private async isIgnoredNew(path: string, isDir: boolean): Promise<boolean> {
     if (!this.scratch) return false;

@@ -37,5 +37,5 @@ export interface ScratchLayer {
    * directly (the mount shows a symbolic link to it and FUSE is out of the way); null where the
    * layer itself must answer (a directory merged with the working tree's beneath it).
    */
-  directPath(path: string): string | null;
+  directPath(path: string): Promise<string | null>;
 }

@@ -15,6 +15,7 @@ import type { SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
+import { OverlayScratch } from './overlay-scratch';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
 
 const run = promisify(execFile);
@@ -22,6 +23,11 @@ const run = promisify(execFile);
 export interface MountSessionOptions {
   /** Ignored paths on real disk in the session's scratch directory (default true). */
   scratch?: boolean;
+  /**
+   * The working tree's ignored directories (installed node_modules/) read-only beneath the
+   * scratch layer, copied up on write (default: true for a non-bare repository). Needs the scratch layer.
+   */
+  worktreeIgnored?: boolean;
   /** The tools' configuration (its denied paths are invisible in the mount too). */
   config?: ToolsConfig;
   /** Shared with tool calls this process makes on the same session (forge mcp --mount). */
@@ -35,6 +41,8 @@ export interface MountedSession {
   readonly fs: MountFs;
   /** The scratch directory of ignored paths, when there is one. */
   readonly scratchDir?: string;
+  /** The working tree whose ignored directories show beneath the scratch layer, when they do. */
+  readonly lowerDir?: string;
   /** Writes what open files still buffer, then unmounts (lazily, if a process still has a file open). */
   unmount(): Promise<void>;
 }
@@ -57,8 +65,11 @@ export async function mountSession(session: Session, dir: string, options: Mount
     scratchDir = scratchDirOf(session.repo.commonDir, session.id);
     mkdirSync(scratchDir, { recursive: true });
   }
-  const fs = new MountFs(session, {
-    ...(scratchDir !== undefined ? { scratch: new ScratchDir(scratchDir) } : {}),
+  const lowerRoot = options.worktreeIgnored !== false ? session.repo.workdir : null;
+  let fs: MountFs | undefined;
+  const scratch = scratchDir === undefined ? undefined : lowerRoot === null ? new ScratchDir(scratchDir) : new OverlayScratch(scratchDir, resolve(lowerRoot), (path, isDir) => fs!.inIgnoredDir(path, isDir), mountPoint);
+  fs = new MountFs(session, {
+    ...(scratch !== undefined ? { scratch } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
   });
@@ -79,6 +90,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
     dir: mountPoint,
     fs,
     ...(scratchDir !== undefined ? { scratchDir } : {}),
+    ...(scratch instanceof OverlayScratch ? { lowerDir: scratch.lowerRoot } : {}),
     unmount: () =>
       (unmounted ??= (async () => {
         await fs.flushAll();

@@ -18,7 +18,7 @@ export class ScratchDir implements ScratchLayer {
 
   constructor(readonly root: string) {}
 
-  private real(path: string): string {
+  protected real(path: string): string {
     return path === '' ? this.root : join(this.root, path);
   }
 
@@ -127,11 +127,11 @@ export class ScratchDir implements ScratchLayer {
     return fsp.rm(this.real(path), { recursive: true, force: true });
   }
 
-  directPath(path: string): string {
+  async directPath(path: string): Promise<string | null> {
     return this.real(path);
   }
 
-  private keep(handle: fsp.FileHandle): number {
+  protected keep(handle: fsp.FileHandle): number {
     this.files.set(handle.fd, handle);
     return handle.fd;
   }
@@ -143,7 +143,7 @@ export class ScratchDir implements ScratchLayer {
   }
 }
 
-function isMissing(error: unknown): boolean {
+export function isMissing(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }

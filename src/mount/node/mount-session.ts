@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ForgeError } from '../../errors';
-import type { Session } from '../../session';
+import { pruneScratch, sessionIdsOf, type Session } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
 import type { SerialQueue } from '../../session/serial-queue';
@@ -62,6 +62,8 @@ export async function mountSession(session: Session, dir: string, options: Mount
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let scratchDir: string | undefined;
   if (options.scratch !== false) {
+    // Sessions deleted since (their branch is gone) leave their scratch directories here: removed now.
+    await pruneScratch(session.repo.fs, session.repo.commonDir, await sessionIdsOf(session.repo.refs));
     scratchDir = scratchDirOf(session.repo.commonDir, session.id);
     mkdirSync(scratchDir, { recursive: true });
   }

@@ -1,7 +1,7 @@
 /**
  * The scratch layer on real disk: `<commondir>/forge/scratch/<session>/`, one directory per
- * session, kept across turns and mounts, removed with the session (forge session discard does
- * not touch it: it holds no pending edit). Plain passthrough: every call is the real syscall.
+ * session, kept across turns and mounts, removed with the session (forge session discard, or the
+ * next discard or mount after its branch was deleted). Plain passthrough: every call is the real syscall.
  */
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -9,9 +9,7 @@ import { dirname, join } from 'node:path';
 import { S_IFMT, type FileAttr } from '../file-attr';
 import type { ScratchLayer } from '../scratch';
 
-export function scratchDirOf(commonDir: string, sessionId: string): string {
-  return join(commonDir, 'forge', 'scratch', sessionId);
-}
+export { sessionScratchDir as scratchDirOf } from '../../session/scratch-path';
 
 export class ScratchDir implements ScratchLayer {
   private readonly files = new Map<number, fsp.FileHandle>();

@@ -34,6 +34,13 @@ export interface MountSessionOptions {
   queue?: SerialQueue;
   /** Where unexpected failures inside the file system are reported (default: stderr). */
   log?: (line: string) => void;
+  /** Top-most ignored directories as links to the scratch directory, out of FUSE's way (default true). */
+  bypass?: boolean;
+  /**
+   * For benchmarks (bench/mount-bench.mjs measures what each lever buys): kernel caching the
+   * mount does not use, because Forge's tools change the view behind the kernel's back.
+   */
+  kernelCaching?: { entryTimeoutS?: number; attrTimeoutS?: number; kernelCache?: boolean; bigWrites?: boolean };
 }
 
 export interface MountedSession {
@@ -74,13 +81,16 @@ export async function mountSession(session: Session, dir: string, options: Mount
     ...(scratch !== undefined ? { scratch } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    ...(options.bypass !== undefined ? { bypass: options.bypass } : {}),
   });
-  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
+  const caching = options.kernelCaching ?? {};
+  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc', ...(caching.bigWrites ? ['big_writes'] : [])]);
   const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
     // Forge's tools change the view behind the kernel's back: nothing is cached past one call
     // (strings, as the binding skips a falsy 0), and a file's pages are dropped at each open.
-    entryTimeout: '0',
-    attrTimeout: '0',
+    entryTimeout: String(caching.entryTimeoutS ?? 0),
+    attrTimeout: String(caching.attrTimeoutS ?? 0),
+    ...(caching.kernelCache ? { kernelCache: true } : {}),
     fsname: forgeFsName(session.id, process.pid),
     subtype: 'forge',
     // The binding gives up on an operation after this long; a large file's close can take a while.

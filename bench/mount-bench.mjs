@@ -57,7 +57,7 @@ function timed(script) {
 
 const made = spawnSync(process.execPath, [join(ROOT, 'bench', 'make-repo.mjs'), '--profile', 'real', '--files', String(FILES), '--commits', '300', '--big-file', '0'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
 if (made.status !== 0) throw new Error('bench/make-repo.mjs failed');
-const summary = JSON.parse(made.stdout.trim().split('\n').pop());
+const summary = JSON.parse(made.stdout);
 const SOURCE = join(ROOT, 'bench', '.work', `repo-real-${FILES}-300`);
 const work = mkdtempSync(join(tmpdir(), 'forge-mount-bench-'));
 const gitdir = join(work, 'repo.git');
@@ -283,7 +283,11 @@ try {
     writeFileSync(OUT, JSON.stringify(json, null, 2));
     log(`wrote ${OUT}`);
   }
+} catch (error) {
+  log(`FAILED: ${error.stack ?? error}`);
+  process.exitCode = 1;
 } finally {
+  sh(`for d in ${work}/mnt-*; do fusermount -uz "$d" 2>/dev/null || true; done`);
   sh(`git --git-dir=${gitdir} worktree prune`, { ok: [0, 128] });
   rmSync(work, { recursive: true, force: true });
 }

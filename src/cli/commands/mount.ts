@@ -45,6 +45,10 @@ export function registerMount(program: Command): void {
         worktreeIgnored: options.worktreeIgnored && mount_worktree_ignored !== false,
         config: denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG,
       });
+      // Listening before saying it is mounted: a SIGTERM sent on that line must unmount, not kill.
+      const stopped = new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
+      });
       emit(options, { session: session.id, dir: mount.dir, mode: 'fuse', scratch: mount.scratchDir ?? null, worktree_ignored: mount.lowerDir ?? null }, () =>
         [
           `forge mount: session ${session.id} at ${mount.dir} (FUSE; writes are pending edits, durable when a file is closed)`,
@@ -53,9 +57,7 @@ export function registerMount(program: Command): void {
           `Ctrl-C or "forge mount --unmount ${mount.dir}" to unmount; "forge turn" commits after that.`,
         ].join('\n'),
       );
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
-      });
+      await stopped;
       await mount.unmount();
       await session.close();
     });

@@ -29,6 +29,11 @@ export const SettingsSchema = z.strictObject({
    */
   repo_tools: RepoToolLimitsSchema.optional(),
   /** Secret redaction of committed session states: false turns it off; patterns add regular expressions. */
+  /**
+   * forge mount: show the working tree's ignored directories (installed node_modules/) read-only
+   * beneath the session's scratch layer (default true in a non-bare repository).
+   */
+  mount_worktree_ignored: z.boolean().optional(),
   redact: z.union([z.boolean(), z.strictObject({ enabled: z.boolean().optional(), patterns: z.array(z.string()).optional() })]).optional(),
 });
 

@@ -27,6 +27,11 @@ export interface MountFsOptions {
   now?: () => Date;
   /** Shared with tool calls made in the same process (forge mcp --mount). */
   queue?: SerialQueue;
+  /**
+   * Show a top-most ignored directory as a symbolic link to its real directory in the scratch
+   * layer, so what programs do inside it never crosses FUSE (default true with a scratch layer).
+   */
+  bypass?: boolean;
 }
 
 type Found =
@@ -41,6 +46,9 @@ interface Handle {
   scratchFd?: number;
 }
 
+/** How long an ignored directory made by mkdir is served here before it shows as a link (see freshDirs). */
+const FRESH_DIR_MS = 500;
+
 /** libfuse's name for a file unlinked while open (its handles keep working; we never list it). */
 const FUSE_HIDDEN = /^\.fuse_hidden/;
 
@@ -52,6 +60,13 @@ export class MountFs {
   private readonly now: () => Date;
   private readonly started: Date;
   private readonly emptyDirs = new Set<string>();
+  private readonly bypass: boolean;
+  /**
+   * Ignored directories just made by mkdir, and until when they answer as directories before
+   * the link the bypass shows: the kernel checks that mkdir's reply is a directory (EIO
+   * otherwise), and `mkdir -p` opens what it made with O_NOFOLLOW|O_DIRECTORY at once.
+   */
+  private readonly freshDirs = new Map<string, number>();
   /** Open tracked files by path (a file unlinked while open under libfuse's hidden name). */
   private readonly openFiles = new Map<string, OpenFile>();
   private readonly handles = new Map<number, Handle>();
@@ -69,6 +84,7 @@ export class MountFs {
     this.editor = new SessionEditor(session);
     this.config = options.config ?? DEFAULT_TOOLS_CONFIG;
     this.scratch = options.scratch;
+    this.bypass = options.scratch !== undefined && options.bypass !== false;
     this.now = options.now ?? (() => new Date());
     this.started = this.now();
   }
@@ -95,6 +111,8 @@ export class MountFs {
     assertVisible(path, this.config);
     const found = await this.find(path);
     if (found === null) throw fsError('ENOENT', `No such file: "${path}".`);
+    const direct = await this.directPathOf(path, found);
+    if (direct !== null && !this.isFresh(path)) return { mode: S_IFLNK | 0o777, size: new TextEncoder().encode(direct).length, mtime: (found as { attr: FileAttr }).attr.mtime };
     return this.attrOf(path, found);
   }
 
@@ -123,7 +141,7 @@ export class MountFs {
     assertVisible(path, this.config);
     const found = await this.find(path);
     if (found === null) throw fsError('ENOENT', `No such file: "${path}".`);
-    if (found.where === 'scratch') return this.scratch!.readlink(path);
+    if (found.where === 'scratch') return (await this.directPathOf(path, found)) ?? this.scratch!.readlink(path);
     if (found.where !== 'view' || found.stat.type !== 'symlink') throw fsError('EINVAL', `"${path}" is not a symbolic link.`);
     return new TextDecoder().decode(await this.vfs.readFile(path));
   }
@@ -241,7 +259,14 @@ export class MountFs {
       assertVisible(path, this.config);
       const found = await this.find(path);
       if (found === null) throw fsError('ENOENT', `No such file: "${path}".`);
-      if (found.where === 'scratch') return this.scratch!.unlink(path);
+      if (found.where === 'scratch') {
+        // The link the bypass shows is the directory itself: removing the link removes it (rm -rf dist).
+        if ((await this.directPathOf(path, found)) !== null) {
+          this.freshDirs.delete(path);
+          return this.scratch!.remove(path);
+        }
+        return this.scratch!.unlink(path);
+      }
       if (isDirAttr(this.attrOf(path, found))) throw fsError('EISDIR', `"${path}" is a directory.`);
       const open = this.openFiles.get(path);
       if (open?.detached) {
@@ -260,7 +285,12 @@ export class MountFs {
       assertCreatable(path, this.config);
       if ((await this.find(path)) !== null) throw fsError('EEXIST', `"${path}" exists.`);
       await this.assertParentDir(path);
-      if (await this.isIgnoredNew(path, true)) return this.scratch!.mkdir(path, mode);
+      if (await this.isIgnoredNew(path, true)) {
+        await this.scratch!.mkdir(path, mode);
+        const found = await this.find(path);
+        if (found !== null && (await this.directPathOf(path, found)) !== null) this.freshDirs.set(path, this.now().getTime() + FRESH_DIR_MS);
+        return;
+      }
       this.emptyDirs.add(path);
     });
   }
@@ -350,7 +380,12 @@ export class MountFs {
       return;
     }
     const srcIsDir = isDirAttr(this.attrOf(from, src));
-    const dst = await this.find(to);
+    let dst = await this.find(to);
+    if (dst !== null && srcIsDir && (await this.directPathOf(to, dst)) !== null && (await this.directPathOf(from, src)) !== null) {
+      // Programs see two links: a rename replaces the target, the directory it shows included.
+      await this.scratch!.remove(to);
+      dst = null;
+    }
     if (dst !== null) {
       const dstIsDir = isDirAttr(this.attrOf(to, dst));
       if (srcIsDir && !dstIsDir) throw fsError('ENOTDIR', `"${to}" is not a directory.`);
@@ -525,6 +560,29 @@ export class MountFs {
     return null;
   }
 
+  /**
+   * The real directory a top-most ignored directory is shown as a link to (null: served here).
+   * Only where the parent is the view's: below a directory the scratch layer serves, the
+   * directory is a plain one (npm would take a link in node_modules/ for `npm link`).
+   */
+  private async directPathOf(path: string, found: Found): Promise<string | null> {
+    if (!this.bypass || found.where !== 'scratch' || !isDirAttr(found.attr)) return null;
+    const parent = parentOf(path);
+    if (parent !== '') {
+      const above = await this.find(parent);
+      if (above === null || above.where === 'scratch') return null;
+    }
+    return this.scratch!.directPath(path);
+  }
+
+  private isFresh(path: string): boolean {
+    const until = this.freshDirs.get(path);
+    if (until === undefined) return false;
+    if (this.now().getTime() < until) return true;
+    this.freshDirs.delete(path);
+    return false;
+  }
+
   private async parentIsDir(path: string): Promise<boolean> {
     const parent = parentOf(path);
     if (parent === '') return true;
@@ -570,6 +628,15 @@ export class MountFs {
   private keepParent(path: string): void {
     const parent = parentOf(path);
     if (parent !== '') this.emptyDirs.add(parent);
+  }
+
+  /**
+   * Whether an existing path lies in an ignored directory of the view (or is one): what of the
+   * working tree's ignored directories the scratch layer may show beneath it.
+   */
+  async inIgnoredDir(path: string, isDir: boolean): Promise<boolean> {
+    const ignored = await this.ignoreRules();
+    return ancestorsOf(path).some((dir) => ignored(dir, true)) || (isDir && ignored(path, true));
   }
 
   /** Whether a path being created belongs in the scratch layer (it or a directory above it is ignored). */

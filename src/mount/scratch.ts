@@ -32,4 +32,10 @@ export interface ScratchLayer {
   writeFile(path: string, bytes: Uint8Array, mode: number): Promise<void>;
   /** Removes a file or a whole directory. */
   remove(path: string): Promise<void>;
+  /**
+   * The real directory on disk that holds `path` and nothing else, so programs may use it
+   * directly (the mount shows a symbolic link to it and FUSE is out of the way); null where the
+   * layer itself must answer (a directory merged with the working tree's beneath it).
+   */
+  directPath(path: string): Promise<string | null>;
 }

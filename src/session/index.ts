@@ -7,6 +7,7 @@ export { encodeState, decodeState } from './state-codec';
 export { StateRedaction, type RedactionOptions, type RedactedState } from './redact-state';
 export { Redactor, PatternScanner, applyRedactions, redactionMarker, REDACTION_MARKER, entropy, type SecretScanner, type SecretMatch, type RedactionSettings, type RedactionCount } from './redaction';
 export { readStateAt, sessionIdOf } from './state-io';
+export { sessionScratchDir, removeSessionScratch, pruneScratch, sessionIdsOf } from './scratch-path';
 export { filePatches, asText, type FilePatch, type FileChangeRef } from './file-patches';
 export { savepoint, type MapSavepoint } from './tracked-map';
 export { unredactedSecrets, secretsError, type SecretFinding } from './secret-check';

@@ -8,6 +8,7 @@ import { buildTree, diffTrees, ZERO_OID, type Commit, type Repository, type Sign
 import { CommitVfs, FsJournal, PENDING_REF_PREFIX, PendingPin, WorkInProgressVfs, type WorkInProgressOptions } from '../vfs';
 import { carryPendingOnto, foldJournaledState, pendingAlreadyCommitted, renumberRecords, type CarryOver } from './carry-over';
 import { SessionLease } from './lease';
+import { pruneScratch, removeSessionScratch, sessionIdsOf } from './scratch-path';
 import { parseTrailers, subjectOf, turnCommitMessage } from './commit-message';
 import { newSessionId, SESSION_REF_PREFIX, sessionBranch, sessionRef, sessionStatePath, validateSessionId } from './ids';
 import { droppedNote, LeaseGuard, Session, type SessionContext } from './session';
@@ -38,6 +39,8 @@ export interface DiscardResult {
   discarded: string[];
   /** Set when the journal could not be read at all (it was removed all the same). */
   unreadable?: string;
+  /** Whether the session had a scratch directory (forge mount's ignored paths), now removed. */
+  scratchRemoved: boolean;
 }
 
 export interface ResumeOptions {
@@ -273,7 +276,7 @@ export class SessionStore {
     if (options.force) await lease.breakLease();
     await lease.acquire();
     try {
-      const result: DiscardResult = { discarded: [] };
+      const result: DiscardResult = { discarded: [], scratchRemoved: false };
       try {
         const content = await journal.load();
         result.discarded = [...(content?.changes.keys() ?? [])];
@@ -282,6 +285,9 @@ export class SessionStore {
       }
       await journal.clear();
       await new PendingPin(this.repo, pendingRef(id), this.ctx.now).clear();
+      // Back to the branch head, ignored build output and installed dependencies included.
+      result.scratchRemoved = await removeSessionScratch(this.repo.fs, this.repo.commonDir, id);
+      await pruneScratch(this.repo.fs, this.repo.commonDir, await sessionIdsOf(this.repo.refs));
       return result;
     } finally {
       await lease.release();

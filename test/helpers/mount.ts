@@ -64,12 +64,16 @@ export async function openSession(repo: RepoHandle, id = 'm'): Promise<{ store: 
 }
 
 /** A repository with these files, a session on it, mounted; unmounted when the test ends. */
-export async function mountedRepo(files: MakeRepoOptions['files'], options: { scratch?: boolean } = {}): Promise<MountFixture> {
+export async function mountedRepo(
+  files: MakeRepoOptions['files'],
+  options: { scratch?: boolean; worktreeIgnored?: boolean; /** Runs on the repository before the mount (untracked files in its working tree). */ before?: (repo: RepoHandle) => Promise<void> } = {},
+): Promise<MountFixture> {
   const repo = makeRepo({ files });
+  await options.before?.(repo);
   const { store, session } = await openSession(repo);
   const dir = join(makeTempDir('mnt'), 'view');
   await fsp.mkdir(dir);
-  const mount = await mountSession(session, dir, { scratch: options.scratch ?? true });
+  const mount = await mountSession(session, dir, { scratch: options.scratch ?? true, ...(options.worktreeIgnored !== undefined ? { worktreeIgnored: options.worktreeIgnored } : {}) });
   onTestFinished(async () => {
     await mount.unmount();
     await session.close();

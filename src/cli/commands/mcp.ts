@@ -72,7 +72,7 @@ export function registerMcp(program: Command): void {
       if (options.mount !== undefined) {
         const { mountSession } = await import('../../mount/node/mount-session');
         const { DEFAULT_TOOLS_CONFIG } = await import('../../tools');
-        mount = await mountSession(session, options.mount, { queue, log, config: settings.denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths: settings.denied_paths } : DEFAULT_TOOLS_CONFIG });
+        mount = await mountSession(session, options.mount, { queue, log, worktreeIgnored: settings.mount_worktree_ignored !== false, config: settings.denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths: settings.denied_paths } : DEFAULT_TOOLS_CONFIG });
         log(`forge mcp: session mounted at ${mount.dir} (FUSE): what programs change there is pending in the session until commit_turn`);
       }
       try {

@@ -15,6 +15,7 @@ interface MountOptions extends CommonOptions {
   copy?: boolean;
   unmount?: boolean;
   scratch: boolean;
+  worktreeIgnored: boolean;
 }
 
 export function registerMount(program: Command): void {
@@ -25,6 +26,7 @@ export function registerMount(program: Command): void {
     .option('--copy', 'without FUSE: materialize the session into the directory once; its changes are found (stat data, then hashes) at each forge turn, undo, discard and forge mount --copy, and forge\'s edits are written back into it')
     .option('--unmount', 'unmount the forge mount at the directory given (forge mount --unmount <dir>)')
     .option('--no-scratch', 'keep ignored paths (node_modules/, dist/) in the pending layer instead of the session\'s scratch directory')
+    .option('--no-worktree-ignored', 'do not show the working tree\'s ignored directories (installed node_modules/) beneath the scratch layer (setting: mount_worktree_ignored)')
     .action(async (first: string | undefined, second: string | undefined, options: MountOptions) => {
       const { mountSession, unmountDir } = await import('../../mount/node/mount-session');
       if (options.copy) return mountCopy(first, second, options);
@@ -37,23 +39,28 @@ export function registerMount(program: Command): void {
       }
       if (first === undefined || second === undefined) throw new ForgeError('INVALID_ARGUMENT', 'forge mount needs a session and a directory.', { hint: 'forge mount <session> <dir>' });
       const store = await openStore(options);
-      const { denied_paths } = loadSettings(store.repo.workdir, {});
+      const { denied_paths, mount_worktree_ignored } = loadSettings(store.repo.workdir, {});
       const session = await store.open(first);
       for (const note of session.recoveryNotes()) process.stderr.write(`forge: ${note}\n`);
       const mount = await mountSession(session, second, {
         scratch: options.scratch,
+        // The flag (only ever "off") wins over the setting; both default to on.
+        worktreeIgnored: options.worktreeIgnored && mount_worktree_ignored !== false,
         config: denied_paths !== undefined ? { ...DEFAULT_TOOLS_CONFIG, denied_paths } : DEFAULT_TOOLS_CONFIG,
       });
-      emit(options, { session: session.id, dir: mount.dir, mode: 'fuse', scratch: mount.scratchDir ?? null }, () =>
+      // Listening before saying it is mounted: a SIGTERM sent on that line must unmount, not kill.
+      const stopped = new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
+      });
+      emit(options, { session: session.id, dir: mount.dir, mode: 'fuse', scratch: mount.scratchDir ?? null, worktree_ignored: mount.lowerDir ?? null }, () =>
         [
           `forge mount: session ${session.id} at ${mount.dir} (FUSE; writes are pending edits, durable when a file is closed)`,
-          mount.scratchDir ? `ignored paths live in ${mount.scratchDir}` : 'ignored paths are pending edits too (--no-scratch)',
+          mount.scratchDir ? `ignored paths live in ${mount.scratchDir} (top-most ignored directories show as links to it)` : 'ignored paths are pending edits too (--no-scratch)',
+          ...(mount.lowerDir ? [`the ignored directories of ${mount.lowerDir} show read-only beneath them, copied up on write (--no-worktree-ignored to hide them)`] : []),
           `Ctrl-C or "forge mount --unmount ${mount.dir}" to unmount; "forge turn" commits after that.`,
         ].join('\n'),
       );
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
-      });
+      await stopped;
       await mount.unmount();
       await session.close();
     });

@@ -52,8 +52,9 @@ export function registerSession(program: Command): void {
     .option('--force', 'also when another process holds the session: its next write fails and reloads the branch head')
     .action(async (id: string, options: CommonOptions & { force?: boolean }) => {
       const result = await (await openStore(options)).discard(id, { force: options.force === true });
-      emit(options, { session: id, discarded: result.discarded, ...(result.unreadable ? { unreadable: result.unreadable } : {}) }, () =>
-        result.unreadable ? `Discarded the unreadable pending-changes journal of ${id} (${result.unreadable}).` : `Discarded ${result.discarded.length} pending change(s) of ${id}.`,
+      emit(options, { session: id, discarded: result.discarded, scratch_removed: result.scratchRemoved, ...(result.unreadable ? { unreadable: result.unreadable } : {}) }, () =>
+        (result.unreadable ? `Discarded the unreadable pending-changes journal of ${id} (${result.unreadable}).` : `Discarded ${result.discarded.length} pending change(s) of ${id}.`) +
+          (result.scratchRemoved ? ' Removed its scratch directory (the ignored paths a mount wrote).' : ''),
         'report',
       );
       // A copy directory of the session (forge mount --copy) holds the view again: its changes are gone too.

@@ -27,12 +27,13 @@ export function loadFuse(): FuseModule {
   if (loaded) return loaded;
   let mod: { default?: FuseModule } & FuseModule;
   try {
-    // A CommonJS package with a native addon, required: the ES module library resolves it from
-    // its own location (its bundle's `require` is esbuild's shim, which refuses); the CLI bundle
-    // (CommonJS, run from a code-cached script that has no dynamic-import callback, where
-    // import.meta is empty) keeps this require() of the external package.
-    const url: unknown = import.meta.url;
-    mod = (typeof url === 'string' ? createRequire(url)('fuse-native') : require('fuse-native')) as typeof mod;
+    // A CommonJS package with a native addon, required: the ES module library (and the sources)
+    // resolve it from their own location; the CLI bundle (CommonJS, run from a code-cached script
+    // that has no dynamic-import callback, and where import.meta is empty) keeps this require()
+    // of the external package. Not `typeof require` first: the ES module bundle's require is a
+    // shim that throws ("Dynamic require of fuse-native is not supported").
+    const url = (import.meta as { url?: string }).url;
+    mod = (url ? createRequire(url)('fuse-native') : require('fuse-native')) as typeof mod;
   } catch (error) {
     throw new ForgeError('MOUNT_UNAVAILABLE', `The FUSE binding could not be loaded (${(error as Error).message.split('\n')[0]}).`, {
       hint: 'Install the optional dependency (npm install fuse-native) and the system library (Debian/Ubuntu: apt-get install fuse libfuse2; macOS: macFUSE).',

@@ -8,13 +8,14 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ForgeError } from '../../errors';
-import type { Session } from '../../session';
+import { pruneScratch, sessionIdsOf, type Session } from '../../session';
 import type { ToolsConfig } from '../../tools';
 import { MountFs } from '../mount-fs';
 import { GuestQueue, type SerialQueue } from '../../session/serial-queue';
 import { fuseOps } from './fuse-ops';
 import { loadFuse, withFuseOptions, type FuseInstance } from './fuse-native';
 import { forgeFsName, mountAt, parseForgeFsName } from './mount-table';
+import { OverlayScratch } from './overlay-scratch';
 import { ScratchDir, scratchDirOf } from './scratch-dir';
 import { rememberMount } from './mounts-in-process';
 
@@ -23,12 +24,24 @@ const run = promisify(execFile);
 export interface MountSessionOptions {
   /** Ignored paths on real disk in the session's scratch directory (default true). */
   scratch?: boolean;
+  /**
+   * The working tree's ignored directories (installed node_modules/) read-only beneath the
+   * scratch layer, copied up on write (default: true for a non-bare repository). Needs the scratch layer.
+   */
+  worktreeIgnored?: boolean;
   /** The tools' configuration (its denied paths are invisible in the mount too). */
   config?: ToolsConfig;
   /** Shared with tool calls this process makes on the same session (forge mcp --mount). */
   queue?: SerialQueue;
   /** Where unexpected failures inside the file system are reported (default: stderr). */
   log?: (line: string) => void;
+  /** Top-most ignored directories as links to the scratch directory, out of FUSE's way (default true). */
+  bypass?: boolean;
+  /**
+   * For benchmarks (bench/mount-bench.mjs measures what each lever buys): kernel caching the
+   * mount does not use, because Forge's tools change the view behind the kernel's back.
+   */
+  kernelCaching?: { entryTimeoutS?: number; attrTimeoutS?: number; kernelCache?: boolean; bigWrites?: boolean };
 }
 
 export interface MountedSession {
@@ -36,6 +49,8 @@ export interface MountedSession {
   readonly fs: MountFs;
   /** The scratch directory of ignored paths, when there is one. */
   readonly scratchDir?: string;
+  /** The working tree whose ignored directories show beneath the scratch layer, when they do. */
+  readonly lowerDir?: string;
   /** Writes what open files still buffer, then unmounts (lazily, if a process still has a file open). */
   unmount(): Promise<void>;
 }
@@ -57,20 +72,28 @@ export async function mountSession(session: Session, dir: string, options: Mount
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let scratchDir: string | undefined;
   if (options.scratch !== false) {
+    // Sessions deleted since (their branch is gone) leave their scratch directories here: removed now.
+    await pruneScratch(session.repo.fs, session.repo.commonDir, await sessionIdsOf(session.repo.refs));
     scratchDir = scratchDirOf(session.repo.commonDir, session.id);
     mkdirSync(scratchDir, { recursive: true });
   }
-  const fs = new MountFs(session, {
-    ...(scratchDir !== undefined ? { scratch: new ScratchDir(scratchDir) } : {}),
+  const lowerRoot = options.worktreeIgnored !== false ? session.repo.workdir : null;
+  let fs: MountFs | undefined;
+  const scratch = scratchDir === undefined ? undefined : lowerRoot === null ? new ScratchDir(scratchDir) : new OverlayScratch(scratchDir, resolve(lowerRoot), (path, isDir) => fs!.inIgnoredDir(path, isDir), mountPoint);
+  fs = new MountFs(session, {
+    ...(scratch !== undefined ? { scratch } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    ...(options.bypass !== undefined ? { bypass: options.bypass } : {}),
   });
-  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc']);
+  const caching = options.kernelCaching ?? {};
+  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc', ...(caching.bigWrites ? ['big_writes'] : [])]);
   const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
     // Forge's tools change the view behind the kernel's back: nothing is cached past one call
     // (strings, as the binding skips a falsy 0), and a file's pages are dropped at each open.
-    entryTimeout: '0',
-    attrTimeout: '0',
+    entryTimeout: String(caching.entryTimeoutS ?? 0),
+    attrTimeout: String(caching.attrTimeoutS ?? 0),
+    ...(caching.kernelCache ? { kernelCache: true } : {}),
     fsname: forgeFsName(session.id, process.pid),
     subtype: 'forge',
     // The binding gives up on an operation after this long; a large file's close can take a while.
@@ -82,6 +105,7 @@ export async function mountSession(session: Session, dir: string, options: Mount
     dir: mountPoint,
     fs,
     ...(scratchDir !== undefined ? { scratchDir } : {}),
+    ...(scratch instanceof OverlayScratch ? { lowerDir: scratch.lowerRoot } : {}),
     unmount: () =>
       (unmounted ??= (async () => {
         await fs.flushAll();

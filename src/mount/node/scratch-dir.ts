@@ -1,7 +1,7 @@
 /**
  * The scratch layer on real disk: `<commondir>/forge/scratch/<session>/`, one directory per
- * session, kept across turns and mounts, removed with the session (forge session discard does
- * not touch it: it holds no pending edit). Plain passthrough: every call is the real syscall.
+ * session, kept across turns and mounts, removed with the session (forge session discard, or the
+ * next discard or mount after its branch was deleted). Plain passthrough: every call is the real syscall.
  */
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -9,16 +9,14 @@ import { dirname, join } from 'node:path';
 import { S_IFMT, type FileAttr } from '../file-attr';
 import type { ScratchLayer } from '../scratch';
 
-export function scratchDirOf(commonDir: string, sessionId: string): string {
-  return join(commonDir, 'forge', 'scratch', sessionId);
-}
+export { sessionScratchDir as scratchDirOf } from '../../session/scratch-path';
 
 export class ScratchDir implements ScratchLayer {
   private readonly files = new Map<number, fsp.FileHandle>();
 
   constructor(readonly root: string) {}
 
-  private real(path: string): string {
+  protected real(path: string): string {
     return path === '' ? this.root : join(this.root, path);
   }
 
@@ -127,7 +125,11 @@ export class ScratchDir implements ScratchLayer {
     return fsp.rm(this.real(path), { recursive: true, force: true });
   }
 
-  private keep(handle: fsp.FileHandle): number {
+  async directPath(path: string): Promise<string | null> {
+    return this.real(path);
+  }
+
+  protected keep(handle: fsp.FileHandle): number {
     this.files.set(handle.fd, handle);
     return handle.fd;
   }
@@ -139,7 +141,7 @@ export class ScratchDir implements ScratchLayer {
   }
 }
 
-function isMissing(error: unknown): boolean {
+export function isMissing(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }

@@ -152,11 +152,15 @@ export class LooseObjects {
   /**
    * git's freshen: whether the object is here, touching it so that a `git gc` with the default
    * grace period does not prune it while we rely on it. A listing may be stale (gc pruned or
-   * packed the file since): the file itself answers.
+   * packed the file since): the file itself answers. `trustAbsent` (a writer that writes the
+   * object when this says false): the fan-out listing may answer "absent" without a syscall.
    */
-  freshen(oid: string): boolean {
+  freshen(oid: string, trustAbsent = false): boolean {
     const fan = oid.slice(0, 2);
     if (!this.listSubdirs().has(fan)) return false;
+    // About to write it when absent: a listing that lacks it saves the failed utimes of a new
+    // object (one per blob of a long turn). A stale listing only means writing it once more.
+    if (trustAbsent && !this.namesIn(fan).has(oid.slice(2))) return false;
     const path = joinPath(this.path, fan, oid.slice(2));
     if (this.fs.utimesSync) {
       const now = Date.now() / 1000;

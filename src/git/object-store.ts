@@ -134,7 +134,7 @@ export class ObjectStore {
       // Large: hashed and deflated as header + content, never framed into one more copy.
       const parts = [objectHeader(type, content.length), content];
       const oid = this.zlib!.sha1HexParts(parts);
-      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflateParts(parts));
+      if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflateParts(parts));
       this.remember(oid, type, content);
       return oid;
     }
@@ -142,7 +142,7 @@ export class ObjectStore {
     let oid: string;
     if (this.syncFs) {
       oid = this.zlib!.sha1Hex(framed);
-      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
+      if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
     } else {
       oid = await this.platform.sha1Hex(framed);
       if (!(await this.has(oid))) await this.writeAsync(oid, await this.platform.deflate(framed));
@@ -258,7 +258,8 @@ export class ObjectStore {
     return this.freshenSync(oid, true);
   }
 
-  private freshenSync(oid: string, retried = false): boolean {
+  /** `forWrite`: the caller writes the object when this says false (a listing may answer absent). */
+  private freshenSync(oid: string, retried = false, forWrite = false): boolean {
     const raw = this.oidBytes(oid);
     for (const dir of this.dirs) {
       for (const pack of this.packsOf(dir)) {
@@ -267,10 +268,10 @@ export class ObjectStore {
         // The pack is gone (git repacked since we listed it): list again, once.
         if (retried) return false;
         this.refresh();
-        return this.freshenSync(oid, true);
+        return this.freshenSync(oid, true, forWrite);
       }
     }
-    for (const dir of this.dirs) if (dir.loose!.freshen(oid)) return true;
+    for (const dir of this.dirs) if (dir.loose!.freshen(oid, forWrite)) return true;
     return false;
   }
 

@@ -13,9 +13,10 @@
  * reloaded tab gets its session back with its pending edits.
  *
  * Within one process the lease is shared: several Session objects of one session in one process
- * are the library user's to coordinate, as before. Every journal write checks that the lease is
- * still this process's (`assertHeld`), so a process whose lease was taken over stops writing
- * instead of clobbering the new holder's journal.
+ * are the library user's to coordinate, as before. Every tool call and every journal write (in
+ * a `forge turn`'s batch: every call) checks that the lease is still this process's
+ * (`assertHeld`), so a process whose lease was taken over stops writing instead of clobbering
+ * the new holder's journal.
  */
 import { ForgeError, toForgeError } from '../errors';
 import { createExclusive, dirname, errnoCode, flushWrites, joinPath, mkdirp, type GitFs, type ProcessInfo } from '../git';

@@ -101,6 +101,8 @@ export class WorkInProgressVfs implements WritableVfs {
    * per batch instead of once per call; a long batch every PIN_BATCH_BYTES of blobs, so what the
    * object store holds for them stays bounded). A kill before that leaves a journal naming unpinned
    * blobs; a gc may remove them, and the next open drops those paths (restore's `dropped`).
+   * The caller checks the lease before each call of the batch (Session.prepareCall): its
+   * journal records do not read it again.
    */
   deferPins(): void {
     if (this.options.readOnly || this.unpinned !== null) return;
@@ -434,7 +436,9 @@ export class WorkInProgressVfs implements WritableVfs {
   private async flush(changes: JournalEntry[], state: unknown, hasState: boolean, keep: readonly string[] = []): Promise<void> {
     if (this.options.readOnly) throw new ForgeError('READ_ONLY_VIEW', 'This view of the session was opened read-only.');
     if (changes.length === 0 && !hasState) return;
-    await this.options.beforeWrite?.();
+    // A batch's calls are each checked once, before the call (Session.prepareCall): the record
+    // they journal needs no second lease read.
+    if (this.unpinned === null) await this.options.beforeWrite?.();
     if (this.unpinned !== null) {
       // Batched: pinDeferred asks which are still there.
       for (const oid of keep) this.unpinned.add(oid);

@@ -11,6 +11,7 @@ import { paint } from '../color';
 import { cliToolRegistry, cliToolRegistryFor } from '../registry';
 import { common } from '../common';
 import { emit, EXIT_TOOL_CALLS_FAILED, readInputBytes, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { writeJsonWithArray } from '../json-array-stream';
 import { openStore } from '../open';
 import { loadSettings } from '../settings';
 
@@ -62,14 +63,11 @@ export function registerTurn(program: Command): void {
       }
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
       await copy?.writeBack();
-      const json = {
-        session: session.id,
-        commit: turn.commit,
-        turn: turn.turn,
-        redactions: turn.redactions,
-        results: results.map((r) => (r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } })),
-      };
-      emit(options, json, () =>
+      const head = { session: session.id, commit: turn.commit, turn: turn.turn, redactions: turn.redactions };
+      const resultJson = (r: (typeof results)[number]) => (r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } });
+      // Written a piece at a time: the results of a long turn are never one string.
+      if (options.json) writeJsonWithArray(head, 'results', results, (r) => resultJson(r as (typeof results)[number]));
+      else emit(options, null, () =>
         [
           ...results.map((r) => (r.ok ? `${paint.green('ok')}    ${r.tool}` : `${paint.red('FAIL')}  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
           `turn ${turn.turn} committed ${paint.yellow(shortOid(turn.commit))} on ${session.branch} (${turn.changes.length} file(s) changed)`,

@@ -3,6 +3,7 @@
  * read-only disk keeps its own error code; a fan-out directory or an object removed by a
  * concurrent `git gc` since the store listed it is written again, not trusted from the cache.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isForgeError } from '../../../src/errors';
 import { Repository, type GitFs } from '../../../src/git';
@@ -14,6 +15,8 @@ async function setup() {
   const repo = await Repository.open({ fs: mem.fs as unknown as GitFs, dir: mem.dir, platform: nodePlatform });
   return { mem, repo };
 }
+
+const blobOid = (content: Uint8Array) => createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 
 const failing = (code: string) => () => {
   throw Object.assign(new Error(`${code}: simulated, write '/repo/.git/objects/tmp_obj_forge_x'`), { code });
@@ -45,6 +48,21 @@ describe('object writes under faults', () => {
     expect(await repo.writeBlob(content)).toBe(oid);
     expect(mem.fs.existsSync(path)).toBe(true);
     expect(await repo.objects.freshen(oid)).toBe(true);
+  });
+
+  it('an object another process wrote after the store listed its fan-out directory: freshen asks the file, a write of it again is harmless', async () => {
+    const { mem, repo } = await setup();
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const first = await repo.writeBlob(enc('listed first\n'));
+    // Content whose object lands in the same fan-out directory (its listing is now cached).
+    let k = 0;
+    while (blobOid(enc(`other ${k}\n`)).slice(0, 2) !== first.slice(0, 2)) k++;
+    const content = enc(`other ${k}\n`);
+    const other = await Repository.open({ fs: mem.fs as unknown as GitFs, dir: mem.dir, platform: nodePlatform });
+    const oid = await other.writeBlob(content);
+    expect(await repo.objects.freshen(oid)).toBe(true);
+    expect(await repo.writeBlob(content)).toBe(oid);
+    expect(new TextDecoder().decode(await repo.readBlob(oid))).toBe(`other ${k}\n`);
   });
 
   it('freshen answers from the files: false once the object is gone', async () => {

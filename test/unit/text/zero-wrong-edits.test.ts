@@ -210,3 +210,27 @@ describe('issue 26, found by a held-out replay: an aligned indentation reused on
     both(file, old, '                return t;\n                resolve(list,\n                        id,\n                        more);\n', '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id,\n\t\t        more);\n\t\topen(token);\n}\n');
   });
 });
+
+describe('issue 26, found by a held-out replay (seed base 31337, 9001): one old indentation that is both an alignment and a tab deeper', () => {
+  const sp = (n: number) => ' '.repeat(n);
+
+  it('shifted tabs as spaces, a new line with an aligned line\'s spaces after a statement: the tab width (4 or 8) decides what it is, so it is refused', () => {
+    // 20 spaces for \t\t fit a tab of 8 shifted by 4 and a tab of 4 shifted by 12; 28 spaces are `\t\t` + 8 alignment spaces in the file.
+    const file = 'f() {\n\t\tx = 1;\n\t\tresolve(a,\n\t\t        b);\n\t\tparse(c);\n}\n';
+    const e = edit(file, `${sp(20)}x = 1;\n${sp(20)}resolve(a,\n${sp(28)}b);\n`, `${sp(20)}x = 1;\n${sp(28)}y();\n${sp(28)}b);\n`);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(patch(file, `${sp(20)}x = 1;\n${sp(20)}resolve(a,\n${sp(28)}b);\n`, `${sp(20)}x = 1;\n${sp(28)}y();\n${sp(28)}b);\n`)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+  });
+
+  it('a new line standing where an aligned old line was, not an edit of it, with its spaces: alignment or a statement a tab deeper, refused', () => {
+    const file = 'f() {\n\t\twhile (p) {\n\t\t\tresolve(a,\n\t\t\t        b);\n\t\t\tparse(c);\n\t\t}\n}\n';
+    const old = `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}b);\n${sp(28)}parse(c);\n`;
+    const neu = `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}y();\n${sp(28)}parse(c);\n`;
+    const e = edit(file, old, neu);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(e.status === 'ok' ? '' : e.message).toContain('Write the indentation of old_snippet and new_snippet with tabs');
+    expect(patch(file, old, neu)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+    // The aligned line edited (it begins like it): its alignment.
+    both(file, old, `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}b, c);\n${sp(28)}parse(c);\n`, 'f() {\n\t\twhile (p) {\n\t\t\tresolve(a,\n\t\t\t        b, c);\n\t\t\tparse(c);\n\t\t}\n}\n');
+  });
+});

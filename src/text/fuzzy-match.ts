@@ -15,7 +15,7 @@
  * newline (a last line of the file that has none). Blank lines match blank lines whatever their
  * whitespace. Which interpretation wins when two fit is decided in `recover` (ranked by how much
  * of the old text they explain, then by tolerance; a shorter reading that fits more strictly
- * elsewhere makes both refused). A place must be unique (within the match hint, if any: a hint
+ * elsewhere, or the same one fitting more loosely elsewhere, makes both refused). A place must be unique (within the match hint, if any: a hint
  * narrows, never widens), else nothing is applied. Exact matches that occur several times are
  * ambiguous and never resolved by recovery.
  *
@@ -266,8 +266,10 @@ const MIN_KEPT_CHARS = 12;
  * strictest. The first interpretation that places the text wins, if it places it at exactly one
  * place and no other interpretation that fits is better on either count: one that explains less
  * but fits with a stricter tolerance at another place is a second reading of the text, and both
- * are refused, naming both places. So is a place the exact rule would count (the old text's first
- * line matching after a line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
+ * are refused, naming both places. So is the same reading at a looser tolerance at another place
+ * (trailing spaces added at one place, or a tab removed as well at another: the whitespace cannot
+ * tell), and a place the exact rule would count (the old text's first line matching after a
+ * line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
  */
 function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
   const finder = new WindowFinder(index, inside);
@@ -295,6 +297,13 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
           if (other.kind === 'many') rivals.push(...other.lines);
           else if (other.kind === 'one' && !overlaps(other.window, w)) rivals.push(other.window.startLine);
         }
+      }
+      // The same reading at a looser tolerance, at another place (`\t}\n}\n` with trailing spaces added,
+      // or with a tab removed from `\t\t}\n\t}\n`): the whitespace cannot tell which one was meant.
+      for (const looser of LINE_LEVELS.slice(l + 1)) {
+        const other = attempt(finder, index, group, looser, false);
+        if (other.kind === 'many') rivals.push(...other.lines.filter((line) => line !== w.startLine));
+        else if (other.kind === 'one' && other.window.startLine !== w.startLine) rivals.push(other.window.startLine);
       }
       if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
       const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;

@@ -234,3 +234,13 @@ describe('issue 26, found by a held-out replay (seed base 31337, 9001): one old 
     both(file, old, `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}b, c);\n${sp(28)}parse(c);\n`, 'f() {\n\t\twhile (p) {\n\t\t\tresolve(a,\n\t\t\t        b, c);\n\t\t\tparse(c);\n\t\t}\n}\n');
   });
 });
+
+describe('issue 26, found by a held-out replay (seed base 31337, 77): common indentation removed and trailing spaces added', () => {
+  it('an old text that fits with only trailing whitespace tolerated at one place and shifted at another is refused, naming both', () => {
+    // `\t}  \n} \n`: lines 6-7 with trailing spaces added, or lines 5-6 with a tab removed as well.
+    const file = 'a {\n\tb {\n\t\tc {\n\t\t\td;\n\t\t}\n\t}\n}\n';
+    bothRefuse(file, '\t}  \n} \n', '\t}\n\te();\n}\n', [5, 6]);
+    // With no second place the trailing spaces alone are tolerated.
+    both('a {\n\tb;\n}\n', '\tb;  \n} \n', '\tb;\n\te();\n}\n', 'a {\n\tb;\n\te();\n}\n');
+  });
+});

@@ -268,7 +268,8 @@ const MIN_KEPT_CHARS = 12;
  * but fits with a stricter tolerance at another place is a second reading of the text, and both
  * are refused, naming both places. So is the same reading at a looser tolerance at another place
  * (trailing spaces added at one place, or a tab removed as well at another: the whitespace cannot
- * tell), and a place the exact rule would count (the old text's first line matching after a
+ * tell), a line cut inside its indentation for a whitespace-only first line matched to a blank
+ * line (see cutFirstLineRivals), and a place the exact rule would count (the old text's first line matching after a
  * line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
  */
 function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
@@ -305,6 +306,7 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
         if (other.kind === 'many') rivals.push(...other.lines.filter((line) => line !== w.startLine));
         else if (other.kind === 'one' && other.window.startLine !== w.startLine) rivals.push(other.window.startLine);
       }
+      rivals.push(...cutFirstLineRivals(finder, index, hit.variant, level, w));
       if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
       const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
       const span = joinsFirstLine(index, w, hit.variant, authored) ? { ...w, start: w.start - 1 } : w;
@@ -312,6 +314,20 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
     }
   }
   return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
+}
+
+/**
+ * A whitespace-only first line of the old text matched to a blank file line written otherwise may
+ * be a blank line written with indentation, or a line cut inside its indentation: the places where
+ * the rest follows a line that begins with that whitespace are the second reading.
+ */
+function cutFirstLineRivals(finder: WindowFinder, index: LineIndex, v: Variant, level: LineLevel, w: Window): number[] {
+  const [first, ...rest] = v.needle.lines;
+  if (v.dropFirstLine || first === undefined || first === '' || !isBlank(first) || w.lines[0]?.file === first || !rest.some((l) => !isBlank(l))) return [];
+  return finder
+    .find({ lines: rest, endsWithNewline: v.needle.endsWithNewline }, level, false, false)
+    .filter((r) => r.startLine > 1 && r.startLine - 1 !== w.startLine && !isBlank(index.lineText(r.startLine - 1)) && index.lineText(r.startLine - 1).startsWith(first))
+    .map((r) => r.startLine - 1);
 }
 
 type Attempt = { kind: 'none' } | { kind: 'many'; lines: number[] } | { kind: 'one'; variant: Variant; window: Window };

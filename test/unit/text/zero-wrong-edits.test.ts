@@ -244,3 +244,14 @@ describe('issue 26, found by a held-out replay (seed base 31337, 77): common ind
     both('a {\n\tb;\n}\n', '\tb;  \n} \n', '\tb;\n\te();\n}\n', 'a {\n\tb;\n\te();\n}\n');
   });
 });
+
+describe('issue 26, found by a held-out replay (seed base 31337, 123457): a first line cut inside its indentation', () => {
+  it('a whitespace-only first line that a blank line elsewhere matches, while the rest follows a line beginning with that whitespace, is refused naming both', () => {
+    // `\t\t` is a blank line written with indentation (line 6) or `\t\tstate += 60;` cut inside its indentation (line 3).
+    const file = 'f() {\n\tif (a) {\n\t\tstate += 60;\n\t}\n\tg();\n\n\t}\n}\n';
+    bothRefuse(file, '\t\t\n\t}\n', '\t\tstate += 60;\n\t\temit(r);\n\t}\n', [3, 6]);
+    bothRefuse(file, '\t\t\n\t}\n', '\t\t\n\t\temit(r);\n\t}\n', [3, 6]);
+    // No line elsewhere begins with that whitespace before the rest: the blank line it is.
+    both('f() {\n\tg();\n\n\t}\n}\n', '\t\t\n\t}\n', '\t\t\n\t\temit(r);\n\t}\n', 'f() {\n\tg();\n\n\t\temit(r);\n\t}\n}\n');
+  });
+});

@@ -12,6 +12,8 @@
  *   the file's unit only when the match measured that the old text wrote the file's tabs as
  *   spaces (or the reverse); spaces after tabs are alignment and are kept; a shallower one is moved
  *   by the same number of columns (clamped at 0). With no change measured, it is written as given;
+ * - a new line written like an old line whose whitespace at its end the old text left off (the
+ *   file has it) may be a copy or a new line alike: refused (unclearCopy);
  * - whitespace at line ends is taken off new lines only when every copied line of the new text
  *   carries more of it than the file line it stands for (the model padded its whole text);
  * - the lines the match left out (blank boundary lines, a final newline, an unchanged first/last
@@ -55,7 +57,10 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
   const written = writeLines(fuzzy, parsed.lines, copies, padded, new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width));
   const { lessIndentedLines } = written;
   const text = joinLines({ ...parsed, lines: written.lines });
-  if (unclear !== null) return { text, lessIndentedLines, unclearCopy: { newLine: unclear } };
+  // A new line written like an old line whose whitespace at its end the file has and the old text
+  // left off: a copy of it (the file's bytes) or a new line that happens to be alike (as written).
+  const bare = unclear ?? parsed.lines.find((line, i) => !copies.has(i) && !isBlank(line) && fuzzy.lines.some((p) => p.given === line && trailingWhitespace(p.given).length < trailingWhitespace(p.file).length)) ?? null;
+  if (bare !== null) return { text, lessIndentedLines, unclearCopy: { newLine: bare } };
   if (written.alignedOrDeeper !== null) return { text, lessIndentedLines, ambiguousAlignment: { newLine: written.alignedOrDeeper } };
   if (width !== 'ambiguous') return { text, lessIndentedLines };
   // Both tab widths, each line written exactly as it would be under each (a continued line too).
@@ -149,7 +154,7 @@ function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<
  */
 function repeatedLine(fuzzy: FuzzyAdjustment, line: string): string | undefined {
   if (isBlank(line)) return undefined;
-  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given) !== trailingWhitespace(p.file)).map((p) => p.file));
+  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given).length > trailingWhitespace(p.file).length).map((p) => p.file));
   return files.size === 1 ? [...files][0] : undefined;
 }
 

@@ -255,3 +255,17 @@ describe('issue 26, found by a held-out replay (seed base 31337, 123457): a firs
     both('f() {\n\tg();\n\n\t}\n}\n', '\t\t\n\t}\n', '\t\t\n\t\temit(r);\n\t}\n', 'f() {\n\tg();\n\n\t\temit(r);\n\t}\n}\n');
   });
 });
+
+describe('issue 26: trailing whitespace removed, and a new line that happens to equal an old line', () => {
+  it('a new line written like an old line whose trailing whitespace the old text left off is not given the file\'s whitespace: refused', () => {
+    // `\tx;` added again: a copy of line 2 (with its two spaces) or a new line as written? Cannot be told.
+    const file = 'a {\n\tx;  \n\ty;\n}\n';
+    const e = edit(file, '\tx;\n\ty;\n', '\tx;\n\ty;\n\tx;\n');
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_COPY_UNCLEAR' });
+    expect(patch(file, '\tx;\n\ty;\n', '\tx;\n\ty;\n\tx;\n')).toMatchObject({ code: 'TEXT_COPY_UNCLEAR' });
+    // Aligned with its old line it is a copy, written as the file has it.
+    both(file, '\tx;\n\ty;\n', '\tx;\n\tz;\n\ty;\n', 'a {\n\tx;  \n\tz;\n\ty;\n}\n');
+    // Padded by the model (more than the file has), a repeat is still the file's line.
+    both('\tf();\n\treturn node;\n\tg();\n', '\tf();  \n\treturn node;   \n\tg();  \n', '\tf();  \n\treturn node;   \n\treturn node;   \n\tg();  \n', '\tf();\n\treturn node;\n\treturn node;\n\tg();\n');
+  });
+});

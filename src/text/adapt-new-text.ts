@@ -12,6 +12,8 @@
  *   the file's unit only when the match measured that the old text wrote the file's tabs as
  *   spaces (or the reverse); spaces after tabs are alignment and are kept; a shallower one is moved
  *   by the same number of columns (clamped at 0). With no change measured, it is written as given;
+ * - a new line written like an old line whose whitespace at its end the old text left off (the
+ *   file has it) may be a copy or a new line alike: refused (unclearCopy);
  * - whitespace at line ends is taken off new lines only when every copied line of the new text
  *   carries more of it than the file line it stands for (the model padded its whole text);
  * - the lines the match left out (blank boundary lines, a final newline, an unchanged first/last
@@ -35,6 +37,8 @@ export interface AdaptedText {
   ambiguousTabWidth?: { newLine: string };
   /** A new line repeats an old line the old text has twice, at places the file writes differently: the caller refuses. */
   unclearCopy?: { newLine: string };
+  /** A new line with an aligned old line's spaces could be that alignment or whole tabs deeper (see writeLines): the caller refuses. */
+  ambiguousAlignment?: { newLine: string };
 }
 
 /** Applies to the authored newText the same trimming and whitespace adjustment that made the old text match. */
@@ -49,11 +53,39 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
 
   const { copies, unclear } = copiedLines(fuzzy, parsed.lines);
   const width = tabWidthOfText(fuzzy, parsed.lines, copies);
-  const shift = new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width);
   const padded = paddedEverywhere(fuzzy, parsed.lines, copies);
+  const written = writeLines(fuzzy, parsed.lines, copies, padded, new IndentShift(fuzzy, width === 'ambiguous' ? 4 : width));
+  const { lessIndentedLines } = written;
+  const text = joinLines({ ...parsed, lines: written.lines });
+  // A new line written like an old line whose whitespace at its end the file has and the old text
+  // left off: a copy of it (the file's bytes) or a new line that happens to be alike (as written).
+  const bare = unclear ?? parsed.lines.find((line, i) => !copies.has(i) && !isBlank(line) && fuzzy.lines.some((p) => p.given === line && trailingWhitespace(p.given).length < trailingWhitespace(p.file).length)) ?? null;
+  if (bare !== null) return { text, lessIndentedLines, unclearCopy: { newLine: bare } };
+  if (written.alignedOrDeeper !== null) return { text, lessIndentedLines, ambiguousAlignment: { newLine: written.alignedOrDeeper } };
+  if (width !== 'ambiguous') return { text, lessIndentedLines };
+  // Both tab widths, each line written exactly as it would be under each (a continued line too).
+  const other = writeLines(fuzzy, parsed.lines, copies, padded, new IndentShift(fuzzy, 8)).lines;
+  const differing = parsed.lines.find((_, i) => other[i] !== written.lines[i]);
+  return differing === undefined ? { text, lessIndentedLines } : { text, lessIndentedLines, ambiguousTabWidth: { newLine: differing } };
+}
+
+/**
+ * The new text's lines in the file's whitespace under one indentation mapping. `alignedOrDeeper`:
+ * a new line that only stands where the old text has an aligned line (tabs, then alignment
+ * spaces written as spaces) and has its spaces: an edit of that aligned line or a statement whole
+ * tabs deeper, which the spaces cannot tell apart, so the caller refuses.
+ */
+function writeLines(
+  fuzzy: FuzzyAdjustment,
+  newLines: string[],
+  copies: Map<number, string>,
+  padded: boolean,
+  shift: IndentShift,
+): { lines: string[]; lessIndentedLines: number; alignedOrDeeper: string | null } {
   let lessIndentedLines = 0;
   let alignedBefore: string | null = null;
-  const lines = parsed.lines.map((line, i) => {
+  let alignedOrDeeper: string | null = null;
+  const lines = newLines.map((line, i) => {
     if (fuzzy.keepFirstLine && i === 0) return line;
     const copy = copies.get(i) ?? repeatedLine(fuzzy, line);
     if (copy !== undefined) return copy;
@@ -63,21 +95,20 @@ export function adaptNewText(newText: string, fuzzy: FuzzyAdjustment): AdaptedTe
     if (padded) body = stripEnd(body);
     // Continued: it follows a line with that indentation (a copy, or a new line written with the
     // same aligned one), or it stands where the old text has a line with it (an aligned line edited).
-    const prev = i > 0 ? parsed.lines[i - 1]! : null;
+    const prev = i > 0 ? newLines[i - 1]! : null;
     const follows = prev !== null && !isBlank(prev) && leadingWhitespace(prev) === ws && (copies.has(i - 1) || alignedBefore === ws);
-    const standsFor = prev !== null && copies.has(i - 1) && fuzzy.lines.some((p, j) => p.given === prev && leadingWhitespace(fuzzy.lines[j + 1]?.given ?? '') === ws);
-    const continued = follows || standsFor;
-    const m = shift.apply(ws, continued);
+    const stoodFor = prev === null || !copies.has(i - 1) ? [] : fuzzy.lines.flatMap((p, j) => (p.given === prev && leadingWhitespace(fuzzy.lines[j + 1]?.given ?? '') === ws ? [fuzzy.lines[j + 1]?.given ?? ''] : []));
+    const standsFor = stoodFor.length > 0;
+    const m = shift.apply(ws, follows || standsFor);
+    // Standing where an aligned old line was, it is that line edited only when it begins like it
+    // (`id);` -> `id,`); another line there may be a statement whole tabs deeper.
+    const edited = stoodFor.some((old) => firstWord(old) === firstWord(line));
+    if (!follows && standsFor && !edited && m.aligned && shift.apply(ws, false).ws !== m.ws) alignedOrDeeper ??= line;
     alignedBefore = m.aligned ? ws : null;
     if (m.clamped) lessIndentedLines++;
     return m.ws + body;
   });
-  const text = joinLines({ ...parsed, lines });
-  if (unclear !== null) return { text, lessIndentedLines, unclearCopy: { newLine: unclear } };
-  if (width !== 'ambiguous') return { text, lessIndentedLines };
-  const other = new IndentShift(fuzzy, 8);
-  const differing = parsed.lines.find((line, i) => !isBlank(line) && !copies.has(i) && shift.apply(leadingWhitespace(line)).ws !== other.apply(leadingWhitespace(line)).ws);
-  return differing === undefined ? { text, lessIndentedLines } : { text, lessIndentedLines, ambiguousTabWidth: { newLine: differing } };
+  return { lines, lessIndentedLines, alignedOrDeeper };
 }
 
 /**
@@ -123,7 +154,7 @@ function copiedLines(fuzzy: FuzzyAdjustment, newLines: string[]): { copies: Map<
  */
 function repeatedLine(fuzzy: FuzzyAdjustment, line: string): string | undefined {
   if (isBlank(line)) return undefined;
-  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given) !== trailingWhitespace(p.file)).map((p) => p.file));
+  const files = new Set(fuzzy.lines.filter((p) => p.given === line && trailingWhitespace(p.given).length > trailingWhitespace(p.file).length).map((p) => p.file));
   return files.size === 1 ? [...files][0] : undefined;
 }
 
@@ -159,6 +190,20 @@ export function ambiguousTabWidthMessage(a: { newLine: string }, old: string, ne
     `of 8 columns both fit it, and they would indent ${JSON.stringify(a.newLine)} of ${neu} differently: nothing was changed. ` +
     `Write the indentation of ${old} and ${neu} with tabs, as read_file shows the file.`
   );
+}
+
+/** Why an aligned-or-deeper new line applied nothing, for the model (`old`/`new` name the fields). */
+export function ambiguousAlignmentMessage(a: { newLine: string }, old: string, neu: string): string {
+  return (
+    `${old} did not match exactly: it writes the file's tab indentation as spaces, and ${neu} has the line ${JSON.stringify(a.newLine)}, ` +
+    `indented like a line of ${old} that the file aligns with spaces after its tabs: whether it continues that alignment or is a statement ` +
+    `whole tabs deeper cannot be told, so nothing was changed. Write the indentation of ${old} and ${neu} with tabs, as read_file shows the file.`
+  );
+}
+
+/** The identifier (or first character) a line's content begins with. */
+function firstWord(line: string): string {
+  return /^[\w$]+|^\S/.exec(line.trimStart())?.[0] ?? '';
 }
 
 function stripEnd(line: string): string {

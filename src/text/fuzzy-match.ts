@@ -15,7 +15,7 @@
  * newline (a last line of the file that has none). Blank lines match blank lines whatever their
  * whitespace. Which interpretation wins when two fit is decided in `recover` (ranked by how much
  * of the old text they explain, then by tolerance; a shorter reading that fits more strictly
- * elsewhere makes both refused). A place must be unique (within the match hint, if any: a hint
+ * elsewhere, or the same one fitting more loosely elsewhere, makes both refused). A place must be unique (within the match hint, if any: a hint
  * narrows, never widens), else nothing is applied. Exact matches that occur several times are
  * ambiguous and never resolved by recovery.
  *
@@ -266,8 +266,11 @@ const MIN_KEPT_CHARS = 12;
  * strictest. The first interpretation that places the text wins, if it places it at exactly one
  * place and no other interpretation that fits is better on either count: one that explains less
  * but fits with a stricter tolerance at another place is a second reading of the text, and both
- * are refused, naming both places. So is a place the exact rule would count (the old text's first
- * line matching after a line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
+ * are refused, naming both places. So is the same reading at a looser tolerance at another place
+ * (trailing spaces added at one place, or a tab removed as well at another: the whitespace cannot
+ * tell), a line cut inside its indentation for a whitespace-only first line matched to a blank
+ * line (see cutFirstLineRivals), and a place the exact rule would count (the old text's first line matching after a
+ * line's start, as `foo\n` matches `    foo\n`) when the match is elsewhere.
  */
 function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | null, inside: (s: number, e: number) => boolean): LocateOutcome {
   const finder = new WindowFinder(index, inside);
@@ -296,6 +299,14 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
           else if (other.kind === 'one' && !overlaps(other.window, w)) rivals.push(other.window.startLine);
         }
       }
+      // The same reading at a looser tolerance, at another place (`\t}\n}\n` with trailing spaces added,
+      // or with a tab removed from `\t\t}\n\t}\n`): the whitespace cannot tell which one was meant.
+      for (const looser of LINE_LEVELS.slice(l + 1)) {
+        const other = attempt(finder, index, group, looser, false);
+        if (other.kind === 'many') rivals.push(...other.lines.filter((line) => line !== w.startLine));
+        else if (other.kind === 'one' && other.window.startLine !== w.startLine) rivals.push(other.window.startLine);
+      }
+      rivals.push(...cutFirstLineRivals(finder, index, hit.variant, level, w));
       if (rivals.length > 0) return ambiguous([w.startLine, ...rivals]);
       const boundary = hit.variant.dropFirstLine || hit.variant.dropLastLine;
       const span = joinsFirstLine(index, w, hit.variant, authored) ? { ...w, start: w.start - 1 } : w;
@@ -303,6 +314,20 @@ function recover(index: LineIndex, needle: NeedleLines, authored: NeedleLines | 
     }
   }
   return { kind: 'not_found', fuzzyAmbiguousLines: partial === null ? [] : [partial.startLine] };
+}
+
+/**
+ * A whitespace-only first line of the old text matched to a blank file line written otherwise may
+ * be a blank line written with indentation, or a line cut inside its indentation: the places where
+ * the rest follows a line that begins with that whitespace are the second reading.
+ */
+function cutFirstLineRivals(finder: WindowFinder, index: LineIndex, v: Variant, level: LineLevel, w: Window): number[] {
+  const [first, ...rest] = v.needle.lines;
+  if (v.dropFirstLine || first === undefined || first === '' || !isBlank(first) || w.lines[0]?.file === first || !rest.some((l) => !isBlank(l))) return [];
+  return finder
+    .find({ lines: rest, endsWithNewline: v.needle.endsWithNewline }, level, false, false)
+    .filter((r) => r.startLine > 1 && r.startLine - 1 !== w.startLine && !isBlank(index.lineText(r.startLine - 1)) && index.lineText(r.startLine - 1).startsWith(first))
+    .map((r) => r.startLine - 1);
 }
 
 type Attempt = { kind: 'none' } | { kind: 'many'; lines: number[] } | { kind: 'one'; variant: Variant; window: Window };

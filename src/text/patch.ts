@@ -19,7 +19,7 @@
 import { ForgeError } from '../errors';
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
-import { adaptNewText, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
+import { adaptNewText, ambiguousAlignmentMessage, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
 import { locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { detectGenerated } from './generated';
 import { LineIndex } from './lines';
@@ -208,6 +208,11 @@ function planReplace(
     if (adapted.ambiguousTabWidth) {
       throw new ForgeError('TEXT_INDENTATION_UNCLEAR', `${label}: ${ambiguousTabWidthMessage(adapted.ambiguousTabWidth, 'oldText', 'newText')}`, {
         data: { patch: patchNo, newLine: adapted.ambiguousTabWidth.newLine },
+      });
+    }
+    if (adapted.ambiguousAlignment) {
+      throw new ForgeError('TEXT_INDENTATION_UNCLEAR', `${label}: ${ambiguousAlignmentMessage(adapted.ambiguousAlignment, 'oldText', 'newText')}`, {
+        data: { patch: patchNo, newLine: adapted.ambiguousAlignment.newLine },
       });
     }
     text = adapted.text;

@@ -10,7 +10,7 @@
 import { canonicalize } from './canonical';
 import { closestLines, formatCandidates } from './closest-lines';
 import { editError, type SnippetEditResult } from './edit-result';
-import { adaptNewText, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
+import { adaptNewText, ambiguousAlignmentMessage, ambiguousTabWidthMessage, unclearCopyMessage } from './adapt-new-text';
 import { findExactMatches, locateOldText, unclearIndentationMessage } from './fuzzy-match';
 import { LineIndex } from './lines';
 import { analyzeNewlines, convertNewlines, toLF } from './newlines';
@@ -85,6 +85,7 @@ export function applySnippetEdit(original: string, request: SnippetEditRequest):
   const adapted = fuzzy === null ? null : adaptNewText(newSnippet, fuzzy);
   if (adapted?.unclearCopy) return editError('TEXT_COPY_UNCLEAR', unclearCopyMessage(adapted.unclearCopy, 'old_snippet', 'new_snippet'));
   if (adapted?.ambiguousTabWidth) return editError('TEXT_INDENTATION_UNCLEAR', ambiguousTabWidthMessage(adapted.ambiguousTabWidth, 'old_snippet', 'new_snippet'));
+  if (adapted?.ambiguousAlignment) return editError('TEXT_INDENTATION_UNCLEAR', ambiguousAlignmentMessage(adapted.ambiguousAlignment, 'old_snippet', 'new_snippet'));
   const inserted = adapted === null ? request.newSnippet : adapted.text;
   const replacement = convertNewlines(inserted, newlineKind);
   const text = original.slice(0, view.toOriginal(outcome.start)) + replacement + original.slice(view.toOriginal(outcome.end));

@@ -23,7 +23,9 @@ interface Tally {
   wrongExamples: string[];
 }
 
-const SEEDS = Array.from({ length: 12 }, (_, i) => 1000 + i * 7919);
+/** FORGE_REPLAY_SEED_BASE replays 12 other seeds (a held-out run); the committed corpus starts at 1000. */
+const SEED_BASE = Number(process.env.FORGE_REPLAY_SEED_BASE ?? 1000);
+const SEEDS = Array.from({ length: 12 }, (_, i) => SEED_BASE + i * 7919);
 const GENERATED_FILES = 14;
 const HUNKS_PER_FILE = 6;
 
@@ -110,7 +112,7 @@ function replay(seed: number): Map<string, Tally> {
             else if (process.env.FORGE_REPLAY_REPORT) console.log(`not recovered: ${JSON.stringify({ seed, kind, tool, file: file.name, oldText, newText })}`);
           }
           if (outcome === 'wrong' && t.wrongExamples.length < 2) {
-            t.wrongExamples.push(JSON.stringify({ seed, file: file.name, oldText, newText, got: result, want: hunk.truth }));
+            t.wrongExamples.push(JSON.stringify({ seed, kind, tool, file: file.name, oldText, newText, got: result, want: hunk.truth }));
           }
         }
       }

@@ -210,3 +210,62 @@ describe('issue 26, found by a held-out replay: an aligned indentation reused on
     both(file, old, '                return t;\n                resolve(list,\n                        id,\n                        more);\n', '{\n\t\treturn t;\n\t\tresolve(list,\n\t\t        id,\n\t\t        more);\n\t\topen(token);\n}\n');
   });
 });
+
+describe('issue 26, found by a held-out replay (seed base 31337, 9001): one old indentation that is both an alignment and a tab deeper', () => {
+  const sp = (n: number) => ' '.repeat(n);
+
+  it('shifted tabs as spaces, a new line with an aligned line\'s spaces after a statement: the tab width (4 or 8) decides what it is, so it is refused', () => {
+    // 20 spaces for \t\t fit a tab of 8 shifted by 4 and a tab of 4 shifted by 12; 28 spaces are `\t\t` + 8 alignment spaces in the file.
+    const file = 'f() {\n\t\tx = 1;\n\t\tresolve(a,\n\t\t        b);\n\t\tparse(c);\n}\n';
+    const e = edit(file, `${sp(20)}x = 1;\n${sp(20)}resolve(a,\n${sp(28)}b);\n`, `${sp(20)}x = 1;\n${sp(28)}y();\n${sp(28)}b);\n`);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(patch(file, `${sp(20)}x = 1;\n${sp(20)}resolve(a,\n${sp(28)}b);\n`, `${sp(20)}x = 1;\n${sp(28)}y();\n${sp(28)}b);\n`)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+  });
+
+  it('a new line standing where an aligned old line was, not an edit of it, with its spaces: alignment or a statement a tab deeper, refused', () => {
+    const file = 'f() {\n\t\twhile (p) {\n\t\t\tresolve(a,\n\t\t\t        b);\n\t\t\tparse(c);\n\t\t}\n}\n';
+    const old = `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}b);\n${sp(28)}parse(c);\n`;
+    const neu = `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}y();\n${sp(28)}parse(c);\n`;
+    const e = edit(file, old, neu);
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_INDENTATION_UNCLEAR' });
+    expect(e.status === 'ok' ? '' : e.message).toContain('Write the indentation of old_snippet and new_snippet with tabs');
+    expect(patch(file, old, neu)).toMatchObject({ code: 'TEXT_INDENTATION_UNCLEAR' });
+    // The aligned line edited (it begins like it): its alignment.
+    both(file, old, `${sp(20)}while (p) {\n${sp(28)}resolve(a,\n${sp(36)}b, c);\n${sp(28)}parse(c);\n`, 'f() {\n\t\twhile (p) {\n\t\t\tresolve(a,\n\t\t\t        b, c);\n\t\t\tparse(c);\n\t\t}\n}\n');
+  });
+});
+
+describe('issue 26, found by a held-out replay (seed base 31337, 77): common indentation removed and trailing spaces added', () => {
+  it('an old text that fits with only trailing whitespace tolerated at one place and shifted at another is refused, naming both', () => {
+    // `\t}  \n} \n`: lines 6-7 with trailing spaces added, or lines 5-6 with a tab removed as well.
+    const file = 'a {\n\tb {\n\t\tc {\n\t\t\td;\n\t\t}\n\t}\n}\n';
+    bothRefuse(file, '\t}  \n} \n', '\t}\n\te();\n}\n', [5, 6]);
+    // With no second place the trailing spaces alone are tolerated.
+    both('a {\n\tb;\n}\n', '\tb;  \n} \n', '\tb;\n\te();\n}\n', 'a {\n\tb;\n\te();\n}\n');
+  });
+});
+
+describe('issue 26, found by a held-out replay (seed base 31337, 123457): a first line cut inside its indentation', () => {
+  it('a whitespace-only first line that a blank line elsewhere matches, while the rest follows a line beginning with that whitespace, is refused naming both', () => {
+    // `\t\t` is a blank line written with indentation (line 6) or `\t\tstate += 60;` cut inside its indentation (line 3).
+    const file = 'f() {\n\tif (a) {\n\t\tstate += 60;\n\t}\n\tg();\n\n\t}\n}\n';
+    bothRefuse(file, '\t\t\n\t}\n', '\t\tstate += 60;\n\t\temit(r);\n\t}\n', [3, 6]);
+    bothRefuse(file, '\t\t\n\t}\n', '\t\t\n\t\temit(r);\n\t}\n', [3, 6]);
+    // No line elsewhere begins with that whitespace before the rest: the blank line it is.
+    both('f() {\n\tg();\n\n\t}\n}\n', '\t\t\n\t}\n', '\t\t\n\t\temit(r);\n\t}\n', 'f() {\n\tg();\n\n\t\temit(r);\n\t}\n}\n');
+  });
+});
+
+describe('issue 26: trailing whitespace removed, and a new line that happens to equal an old line', () => {
+  it('a new line written like an old line whose trailing whitespace the old text left off is not given the file\'s whitespace: refused', () => {
+    // `\tx;` added again: a copy of line 2 (with its two spaces) or a new line as written? Cannot be told.
+    const file = 'a {\n\tx;  \n\ty;\n}\n';
+    const e = edit(file, '\tx;\n\ty;\n', '\tx;\n\ty;\n\tx;\n');
+    expect(e).toMatchObject({ status: 'error', code: 'TEXT_COPY_UNCLEAR' });
+    expect(patch(file, '\tx;\n\ty;\n', '\tx;\n\ty;\n\tx;\n')).toMatchObject({ code: 'TEXT_COPY_UNCLEAR' });
+    // Aligned with its old line it is a copy, written as the file has it.
+    both(file, '\tx;\n\ty;\n', '\tx;\n\tz;\n\ty;\n', 'a {\n\tx;  \n\tz;\n\ty;\n}\n');
+    // Padded by the model (more than the file has), a repeat is still the file's line.
+    both('\tf();\n\treturn node;\n\tg();\n', '\tf();  \n\treturn node;   \n\tg();  \n', '\tf();  \n\treturn node;   \n\treturn node;   \n\tg();  \n', '\tf();\n\treturn node;\n\treturn node;\n\tg();\n');
+  });
+});

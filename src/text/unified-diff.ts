@@ -90,6 +90,30 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   return shiftHunks(patch, trimmed.cut);
 }
 
+/**
+ * unifiedDiffOfSplice for a splice in byte offsets of UTF-8 `bytes` (valid UTF-8): only the
+ * changed lines and their context are decoded. LF is one byte that never occurs inside a
+ * multi-byte character, so the window and the line numbers are those of the decoded text.
+ */
+export function unifiedDiffOfByteSplice(path: string, bytes: Uint8Array, splice: { start: number; end: number; replacement: string }): string {
+  let from = splice.start;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && from > 0; n++) from = from < 2 ? 0 : bytes.lastIndexOf(LF, from - 2) + 1;
+  let to = splice.end;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && to < bytes.length; n++) {
+    const next = bytes.indexOf(LF, to);
+    to = next === -1 ? bytes.length : next + 1;
+  }
+  const decode = (a: number, b: number): string => windowDecoder.decode(bytes.subarray(a, b));
+  const before = decode(from, to);
+  const after = decode(from, splice.start) + splice.replacement + decode(splice.end, to);
+  let shift = 0;
+  for (let i = bytes.indexOf(LF); i !== -1 && i < from; i = bytes.indexOf(LF, i + 1)) shift++;
+  return shiftHunks(unifiedDiff(path, before, after), shift);
+}
+
+const LF = 10;
+const windowDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** A patch of a text's lines from `by` + 1 on, its hunk headers numbered as in the whole text. */
 function shiftHunks(patch: string, by: number): string {
   if (by === 0) return patch;

@@ -75,6 +75,26 @@ export function spliceUtf8(bytes: Uint8Array, original: string, splice: { start:
   return out;
 }
 
+/**
+ * bytes[0, start) + the replacement's UTF-8 + bytes[end, ...): a splice in byte offsets, the new
+ * file assembled once from the old one's bytes.
+ */
+export function spliceBytes(bytes: Uint8Array, splice: { start: number; end: number; replacement: string }): Uint8Array {
+  const middle = encoder.encode(splice.replacement);
+  const out = new Uint8Array(bytes.length - (splice.end - splice.start) + middle.length);
+  out.set(bytes.subarray(0, splice.start), 0);
+  out.set(middle, splice.start);
+  out.set(bytes.subarray(splice.end), splice.start + middle.length);
+  return out;
+}
+
+/** The text of bytes[start, end) (valid UTF-8 cut at character boundaries; a BOM kept). */
+export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
+  return rangeDecoder.decode(bytes.subarray(start, end));
+}
+
+const rangeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** Where the character at `offset` starts in `bytes`, the UTF-8 encoding of `text`. */
 function utf8Offset(text: string, bytes: Uint8Array, offset: number): number {
   // One byte per character exactly when the text is ASCII.

@@ -13,11 +13,20 @@ import { DEFLATE_LEVEL } from './zlib-contexts';
 /** CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest, check bits): 0x7801 % 31 === 0. */
 const ZLIB_HEADER = Uint8Array.of(0x78, 0x01);
 
+/** The size of each raw deflate run. */
+const RUN_BYTES = 4 * 1024 * 1024;
+
 export function deflateParts(parts: readonly Uint8Array[]): Uint8Array[] {
   const out: Uint8Array[] = [ZLIB_HEADER];
   parts.forEach((part, i) => {
     const last = i === parts.length - 1;
-    out.push(deflateRawSync(part, { level: DEFLATE_LEVEL, finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH }));
+    // A few MiB at a time: zlib's sync call gathers its output in 16 KiB chunks and concatenates
+    // them, so one call on a 50 MB part held its whole output twice.
+    for (let at = 0; at < part.length || (at === 0 && last); at += RUN_BYTES) {
+      const end = Math.min(part.length, at + RUN_BYTES);
+      const flush = last && end === part.length ? constants.Z_FINISH : constants.Z_SYNC_FLUSH;
+      out.push(deflateRawSync(part.subarray(at, end), { level: DEFLATE_LEVEL, finishFlush: flush }));
+    }
   });
   if (parts.length === 0) out.push(deflateRawSync(new Uint8Array(0), { level: DEFLATE_LEVEL }));
   const checksum = Buffer.alloc(4);

@@ -29,7 +29,8 @@ describe('deflateParts', () => {
 
   it('a large blob written in parts is the object git writes: same oid, readable, fsck clean', async () => {
     const r = makeRepo({ files: { 'a.txt': 'a\n' } });
-    const content = Buffer.alloc(3 * 1024 * 1024 + 17);
+    // Over two of deflateParts' 4 MiB runs, so the content is deflated in three.
+    const content = Buffer.alloc(9 * 1024 * 1024 + 17);
     for (let i = 0; i < content.length; i++) content[i] = (i * 2654435761) >>> 27;
     const repo = await Repository.open({ fs: nodeFs, dir: r.dir, platform: nodePlatform });
     const sync = nodePlatform.sync!;

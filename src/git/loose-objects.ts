@@ -38,6 +38,12 @@ const WRITE_ATTEMPTS = 3;
 /** Compressed bytes read for a header: zlib's 2-byte header and a few deflate blocks hold it. */
 const HEADER_READ = 512;
 
+/**
+ * A deflated object: one buffer, its runs, or a function making the runs one at a time (a large
+ * object's stream is written as it is deflated; called again if the write is retried).
+ */
+export type Compressed = Uint8Array | readonly Uint8Array[] | (() => Iterable<Uint8Array>);
+
 export class LooseObjects {
   private subdirs: Set<string> | null = null;
   private createReadOnly = true;
@@ -121,7 +127,7 @@ export class LooseObjects {
    * fan-out directory (or our temporary file) removed by a concurrent `git gc`/`prune` since
    * it was listed is an ENOENT: forget the listing, create the directory, and try again.
    */
-  write(oid: string, compressed: Uint8Array | readonly Uint8Array[]): void {
+  write(oid: string, compressed: Compressed): void {
     const fan = oid.slice(0, 2);
     const dir = joinPath(this.path, fan);
     for (let attempt = 1; ; attempt++) {
@@ -184,7 +190,7 @@ export class LooseObjects {
    * Read-only as git leaves loose objects: created 0444 in one call, or written then chmod-ed
    * where the fs refuses to write into a file it creates read-only (memfs).
    */
-  private writeReadOnly(path: string, data: Uint8Array | readonly Uint8Array[]): void {
+  private writeReadOnly(path: string, data: Compressed): void {
     if (this.createReadOnly) {
       try {
         this.writeRuns(path, data, 0o444);
@@ -200,11 +206,16 @@ export class LooseObjects {
     this.fs.chmodSync(path, 0o444);
   }
 
-  /** One buffer in one call; several runs (a large object's stream) appended in order. */
-  private writeRuns(path: string, data: Uint8Array | readonly Uint8Array[], mode?: number): void {
-    const runs = data instanceof Uint8Array ? [data] : data;
-    this.fs.writeFileSync(path, runs[0] ?? new Uint8Array(0), mode === undefined ? {} : { mode });
-    for (const run of runs.slice(1)) this.fs.appendFileSync(path, run);
+  /** One buffer in one call; several runs (a large object's stream) appended in order, as made. */
+  private writeRuns(path: string, data: Compressed, mode?: number): void {
+    const runs = data instanceof Uint8Array ? [data] : typeof data === 'function' ? data() : data;
+    let first = true;
+    for (const run of runs) {
+      if (first) this.fs.writeFileSync(path, run, mode === undefined ? {} : { mode });
+      else this.fs.appendFileSync(path, run);
+      first = false;
+    }
+    if (first) this.fs.writeFileSync(path, new Uint8Array(0), mode === undefined ? {} : { mode });
   }
 
   /** Full oids of loose objects starting with an abbreviation. */

@@ -36,4 +36,4 @@ export {
 } from './patch-types';
 export { applyPatches } from './patch';
 export { applySearchReplace, parseSearchReplaceBlocks } from './search-replace';
-export { unifiedDiff, unifiedDiffOfByteSplice, unifiedDiffOfSplice, diffStat, splitKeepingEnds } from './unified-diff';
+export { unifiedDiff, unifiedDiffOfByteSplice, diffStat, splitKeepingEnds } from './unified-diff';

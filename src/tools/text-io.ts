@@ -60,22 +60,6 @@ export function utf8ByteLength(text: string): number {
 }
 
 /**
- * The UTF-8 bytes of original[0, start) + replacement + original[end, ...), where `bytes` are the
- * original's own: the unchanged parts are copied as bytes, never encoded again (one copy of a
- * huge file, and no flattened string of it).
- */
-export function spliceUtf8(bytes: Uint8Array, original: string, splice: { start: number; end: number; replacement: string }): Uint8Array {
-  const from = utf8Offset(original, bytes, splice.start);
-  const to = from + utf8LengthOf(original, splice.start, splice.end);
-  const middle = encoder.encode(splice.replacement);
-  const out = new Uint8Array(bytes.length - (to - from) + middle.length);
-  out.set(bytes.subarray(0, from), 0);
-  out.set(middle, from);
-  out.set(bytes.subarray(to), from + middle.length);
-  return out;
-}
-
-/**
  * bytes[0, start) + the replacement's UTF-8 + bytes[end, ...): a splice in byte offsets, the new
  * file assembled once from the old one's bytes.
  */
@@ -94,12 +78,6 @@ export function decodeRange(bytes: Uint8Array, start: number, end: number): stri
 }
 
 const rangeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** Where the character at `offset` starts in `bytes`, the UTF-8 encoding of `text`. */
-function utf8Offset(text: string, bytes: Uint8Array, offset: number): number {
-  // One byte per character exactly when the text is ASCII.
-  return bytes.length === text.length ? offset : utf8LengthOf(text, 0, offset);
-}
 
 /** Bytes of text[from, to) in UTF-8, as TextEncoder writes them (a lone surrogate takes 3). */
 function utf8LengthOf(text: string, from: number, to: number): number {

@@ -38,12 +38,6 @@ const WRITE_ATTEMPTS = 3;
 /** Compressed bytes read for a header: zlib's 2-byte header and a few deflate blocks hold it. */
 const HEADER_READ = 512;
 
-/**
- * A deflated object: one buffer, its runs, or a function making the runs one at a time (a large
- * object's stream is written as it is deflated; called again if the write is retried).
- */
-export type Compressed = Uint8Array | readonly Uint8Array[] | (() => Iterable<Uint8Array>);
-
 export class LooseObjects {
   private subdirs: Set<string> | null = null;
   private createReadOnly = true;
@@ -127,7 +121,7 @@ export class LooseObjects {
    * fan-out directory (or our temporary file) removed by a concurrent `git gc`/`prune` since
    * it was listed is an ENOENT: forget the listing, create the directory, and try again.
    */
-  write(oid: string, compressed: Compressed): void {
+  write(oid: string, compressed: Uint8Array | readonly Uint8Array[]): void {
     const fan = oid.slice(0, 2);
     const dir = joinPath(this.path, fan);
     for (let attempt = 1; ; attempt++) {
@@ -190,7 +184,7 @@ export class LooseObjects {
    * Read-only as git leaves loose objects: created 0444 in one call, or written then chmod-ed
    * where the fs refuses to write into a file it creates read-only (memfs).
    */
-  private writeReadOnly(path: string, data: Compressed): void {
+  private writeReadOnly(path: string, data: Uint8Array | readonly Uint8Array[]): void {
     if (this.createReadOnly) {
       try {
         this.writeRuns(path, data, 0o444);
@@ -206,16 +200,11 @@ export class LooseObjects {
     this.fs.chmodSync(path, 0o444);
   }
 
-  /** One buffer in one call; several runs (a large object's stream) appended in order, as made. */
-  private writeRuns(path: string, data: Compressed, mode?: number): void {
-    const runs = data instanceof Uint8Array ? [data] : typeof data === 'function' ? data() : data;
-    let first = true;
-    for (const run of runs) {
-      if (first) this.fs.writeFileSync(path, run, mode === undefined ? {} : { mode });
-      else this.fs.appendFileSync(path, run);
-      first = false;
-    }
-    if (first) this.fs.writeFileSync(path, new Uint8Array(0), mode === undefined ? {} : { mode });
+  /** One buffer in one call; several runs (a large object's stream) appended in order. */
+  private writeRuns(path: string, data: Uint8Array | readonly Uint8Array[], mode?: number): void {
+    const runs = data instanceof Uint8Array ? [data] : data;
+    this.fs.writeFileSync(path, runs[0] ?? new Uint8Array(0), mode === undefined ? {} : { mode });
+    for (const run of runs.slice(1)) this.fs.appendFileSync(path, run);
   }
 
   /** Full oids of loose objects starting with an abbreviation. */

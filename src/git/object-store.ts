@@ -134,7 +134,7 @@ export class ObjectStore {
       // Large: hashed and deflated as header + content, never framed into one more copy.
       const parts = [objectHeader(type, content.length), content];
       const oid = this.zlib!.sha1HexParts(parts);
-      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, () => this.zlib!.deflateParts!(parts));
+      if (!this.freshenSync(oid)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflateParts(parts));
       this.remember(oid, type, content);
       return oid;
     }

@@ -17,11 +17,11 @@ export interface SyncPlatform {
   deflate(data: Uint8Array): Uint8Array;
   /**
    * Optional, for large objects: the SHA-1 of the parts' concatenation, and one zlib stream of it
-   * as byte runs to write in order, made one at a time, without ever holding the concatenation (a 100 MB
+   * as a list of byte runs to write in order, without ever holding the concatenation (a 100 MB
    * blob framed and deflated whole cost two more copies of it).
    */
   sha1HexParts?(parts: readonly Uint8Array[]): string;
-  deflateParts?(parts: readonly Uint8Array[]): Iterable<Uint8Array>;
+  deflateParts?(parts: readonly Uint8Array[]): Uint8Array[];
 }
 
 /** Whole-buffer string decoding, where the platform has it natively (Node's Buffer). */

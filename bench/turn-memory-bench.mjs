@@ -145,22 +145,30 @@ function bigEditCase() {
   const [from, to] = [editLine - 10, editLine + 10];
   const edited = (t) => Buffer.concat([bigBytes.subarray(0, starts[editLine - 1]), Buffer.from(`${t}\n`), bigBytes.subarray(starts[editLine])]);
   const forgeRuns = [];
+  const beforeRuns = [];
   const nodeRuns = [];
   const gitRuns = [];
-  for (let i = 0; i < opts.runs; i++) {
-    nodeRuns.push(timeProcess(process.execPath, ['-e', '0']));
-    const id = `big-${i}`;
-    const t = `edited by forge run ${i}`;
-    run(process.execPath, [opts.forgeBin, 'session', 'new', '--base', 'main', '--id', id, '--repo', repo]);
+  const bigTurn = (id, t, bin) => {
+    run(process.execPath, [bin, 'session', 'new', '--base', 'main', '--id', id, '--repo', repo]);
     const calls = join(work, `calls-${id}.json`);
     writeFileSync(calls, JSON.stringify([
       { tool: 'read_file', args: { path: bigPath, start_line: from, end_line: to } },
       { tool: 'Edit', args: { path: bigPath, start_line: editLine, end_line: editLine, new_content: `${t}\n` } },
     ]));
-    const f = forge(['turn', '--session', id, '--calls', calls, '--json']);
+    const f = forge(['turn', '--session', id, '--calls', calls, '--json'], bin);
     const out = JSON.parse(f.stdout.toString('utf8'));
     check(out.results.length === 2 && out.results.every((r) => r.ok), `forge turn ${id}: ${JSON.stringify(out.results).slice(0, 300)}`);
     check(git(['rev-parse', `${out.commit}:${bigPath}`]).trim() === blobOid(edited(t)), `${id}: the committed file is not the expected edit`);
+    return f;
+  };
+  for (let i = 0; i < opts.runs; i++) {
+    nodeRuns.push(timeProcess(process.execPath, ['-e', '0']));
+    if (opts.beforeBin) {
+      const b = bigTurn(`big-before-${i}`, `edited by the before build run ${i}`, opts.beforeBin);
+      beforeRuns.push(b);
+      log(`  run ${i}: before ${b.ms.toFixed(0)} ms ${(b.rssKiB / MiB).toFixed(1)} MiB`);
+    }
+    const f = bigTurn(`big-${i}`, `edited by forge run ${i}`, opts.forgeBin);
     forgeRuns.push(f);
     const gt = `edited by git run ${i}`;
     git(['branch', `gb-${i}`, 'main']);
@@ -174,6 +182,10 @@ function bigEditCase() {
   }
   const base = median(nodeRuns.map((r) => r.rssKiB));
   const over = (median(forgeRuns.map((r) => r.rssKiB)) - base) * 1024;
+  if (opts.beforeBin) {
+    const beforeOver = (median(beforeRuns.map((r) => r.rssKiB)) - base) * 1024;
+    row(`… the same with the before build (${opts.beforeBin}): ${(beforeOver / 2 ** 20).toFixed(1)} MiB above \`node -e 0\` = ${(beforeOver / bigBytes.length).toFixed(2)}x the file`, beforeRuns, { name: 'git plumbing', runs: gitRuns }, '');
+  }
   row(`${opts.bigBytes / 1e6} MB file: ranged \`read_file\` + one-line \`Edit\` + commit vs bench/git-big-edit.sh; forge's peak RSS above \`node -e 0\` (${(base / MiB).toFixed(1)} MiB): ${(over / 2 ** 20).toFixed(1)} MiB = ${(over / bigBytes.length).toFixed(2)}x the file`, forgeRuns, { name: 'git plumbing', runs: gitRuns }, `peak RSS ≤ node -e 0 + 3x the file (${((base * 1024 + 3 * bigBytes.length) / 2 ** 20).toFixed(0)} MiB)`);
 }
 

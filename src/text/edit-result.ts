@@ -62,7 +62,7 @@ export interface LineEditOk {
   /**
    * The edit as a splice of the original: `text` is original[0, start) + replacement +
    * original[end, ...). A caller holding a huge file can then write its bytes and diff the
-   * changed lines without materializing `text` (spliceUtf8, unifiedDiffOfSplice).
+   * changed lines without materializing `text` (the Edit tool does it on the bytes: applyLineEditToBytes).
    */
   splice: TextSplice;
 }

@@ -19,7 +19,8 @@ export type {
   TextSplice,
 } from './edit-result';
 export { applySnippetEdit, type MatchHint, type SnippetEditRequest } from './snippet-edit';
-export { applyLineEdit, type LineEditRequest } from './line-edit';
+export { applyLineEdit, applyLineEditToBytes, type ByteLineEditResult, type LineEditRequest } from './line-edit';
+export { Utf8Lines } from './utf8-lines';
 export { findExactMatches, locateOldText, type FuzzyAdjustment, type LocateOutcome, type RecoveryLevel } from './fuzzy-match';
 export { adaptNewText } from './adapt-new-text';
 export { applyReindent, commonIndent, shiftIndent, type ReindentSpec } from './reindent';
@@ -35,4 +36,4 @@ export {
 } from './patch-types';
 export { applyPatches } from './patch';
 export { applySearchReplace, parseSearchReplaceBlocks } from './search-replace';
-export { unifiedDiff, unifiedDiffOfSplice, diffStat, splitKeepingEnds } from './unified-diff';
+export { unifiedDiff, unifiedDiffOfByteSplice, diffStat, splitKeepingEnds } from './unified-diff';

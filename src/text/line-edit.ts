@@ -15,11 +15,13 @@
  * - A final newline cannot be added or removed here (the last line keeps its ending): asking for
  *   one (new content ending in a newline, on a file without a final newline) is noted.
  */
-import { editError, type LineEditResult } from './edit-result';
+import { editError, type EditError, type LineEditResult } from './edit-result';
 import { TerminatedLines } from './lines';
-import { analyzeNewlines, convertNewlines, toLF } from './newlines';
+import { analyzeNewlines, convertNewlines, toLF, type NewlineKind } from './newlines';
+import { Utf8Lines } from './utf8-lines';
 
 const BOM = '\ufeff';
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 export interface LineEditRequest {
   startLine: number;
@@ -27,9 +29,38 @@ export interface LineEditRequest {
   newContent: string;
 }
 
+/** What the edit needs of the file's lines, on its string or on its bytes alike. */
+interface Lines {
+  readonly count: number;
+  /** Offset where 1-based `line` starts (count + 1: the end); in string or byte units. */
+  start(line: number): number;
+  terminator(line: number): '' | '\n' | '\r\n' | '\r';
+}
+
+/** The edit of `original`, as a splice of it (and the whole new text). */
 export function applyLineEdit(original: string, request: LineEditRequest): LineEditResult {
-  const { startLine, endLine, newContent } = request;
   const lines = new TerminatedLines(original);
+  const planned = planLineEdit(lines, original.startsWith(BOM), BOM.length, analyzeNewlines(original).dominant, request);
+  if (planned.status === 'error') return planned;
+  const { start, end, replacement } = planned.splice;
+  return { ...planned, text: original.slice(0, start) + replacement + original.slice(end) };
+}
+
+/** A line-range edit planned on the file's bytes: the splice is in byte offsets. */
+export type ByteLineEditResult = Omit<Extract<LineEditResult, { status: 'ok' }>, 'text'> | EditError;
+
+/**
+ * The same edit as applyLineEdit on the UTF-8 bytes of the text (valid UTF-8, checked by the
+ * caller), never decoding the whole file: the splice's offsets are byte offsets, its replacement
+ * the new lines' text. `lines` may be passed when the caller has indexed the bytes already.
+ */
+export function applyLineEditToBytes(bytes: Uint8Array, request: LineEditRequest, lines: Utf8Lines = new Utf8Lines(bytes)): ByteLineEditResult {
+  const hasBom = bytes.length >= 3 && UTF8_BOM.every((b, i) => bytes[i] === b);
+  return planLineEdit(lines, hasBom, UTF8_BOM.length, lines.newlines.dominant, request);
+}
+
+function planLineEdit(lines: Lines, hasBom: boolean, bomLength: number, newlineKind: NewlineKind, request: LineEditRequest): ByteLineEditResult {
+  const { startLine, endLine, newContent } = request;
   const count = lines.count;
   if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < 1) {
     return editError(
@@ -60,10 +91,9 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
   let startOffset = lines.start(startLine);
   const endOffset = lines.start(endLine + 1);
   // The byte order mark belongs to the file, not to line 1 (snippet mode and Patch keep it too).
-  const keepsBom = startLine === 1 && original.startsWith(BOM);
-  if (keepsBom) startOffset = BOM.length;
+  const keepsBom = startLine === 1 && hasBom;
+  if (keepsBom) startOffset = bomLength;
 
-  const newlineKind = analyzeNewlines(original).dominant;
   let replacement = '';
   let newLineCount = 0;
   const lf = toLF(keepsBom && newContent.startsWith(BOM) ? newContent.slice(BOM.length) : newContent);
@@ -72,7 +102,6 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
     replacement = convertNewlines(body, newlineKind) + lines.terminator(endLine);
     newLineCount = body.split('\n').length;
   }
-  const text = original.slice(0, startOffset) + replacement + original.slice(endOffset);
   const what = newLineCount === 0 ? 'deleted' : `replaced with ${newLineCount} line(s)`;
   const notes: string[] = [];
   if (keepsBom) notes.push("The file's byte order mark (U+FEFF) was kept before line 1.");
@@ -84,7 +113,6 @@ export function applyLineEdit(original: string, request: LineEditRequest): LineE
   }
   return {
     status: 'ok',
-    text,
     message: [`lines ${startLine}-${endLine} ${what} (newlines written as ${newlineKind}).`, ...notes].join(' '),
     startLine,
     endLine: startLine + newLineCount - 1,

@@ -31,6 +31,11 @@ export function analyzeNewlines(text: string): NewlineStats {
   }
   let lf = -crlf;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lf++;
+  return newlineStats(lf, crlf, cr);
+}
+
+/** Stats of counted newlines (the dominant kind picked as analyzeNewlines picks it). */
+export function newlineStats(lf: number, crlf: number, cr: number): NewlineStats {
   return { lf, crlf, cr, dominant: dominantOf(lf, crlf, cr) };
 }
 

@@ -90,6 +90,32 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   return shiftHunks(patch, trimmed.cut);
 }
 
+/**
+ * unifiedDiff(path, the file, the spliced file) for a splice of UTF-8 `bytes` (valid UTF-8;
+ * offsets in bytes), computed on the lines around the splice only: the changed lines with more
+ * than the context on both sides give the same hunk as the whole file, its header shifted by the
+ * lines before. Only that window is decoded; LF is one byte that never occurs inside a multi-byte
+ * character, so the window and the line numbers are those of the decoded text.
+ */
+export function unifiedDiffOfByteSplice(path: string, bytes: Uint8Array, splice: { start: number; end: number; replacement: string }): string {
+  let from = splice.start;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && from > 0; n++) from = from < 2 ? 0 : bytes.lastIndexOf(LF, from - 2) + 1;
+  let to = splice.end;
+  for (let n = 0; n <= CONTEXT_LINES + 1 && to < bytes.length; n++) {
+    const next = bytes.indexOf(LF, to);
+    to = next === -1 ? bytes.length : next + 1;
+  }
+  const decode = (a: number, b: number): string => windowDecoder.decode(bytes.subarray(a, b));
+  const before = decode(from, to);
+  const after = decode(from, splice.start) + splice.replacement + decode(splice.end, to);
+  let shift = 0;
+  for (let i = bytes.indexOf(LF); i !== -1 && i < from; i = bytes.indexOf(LF, i + 1)) shift++;
+  return shiftHunks(unifiedDiff(path, before, after), shift);
+}
+
+const LF = 10;
+const windowDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** A patch of a text's lines from `by` + 1 on, its hunk headers numbered as in the whole text. */
 function shiftHunks(patch: string, by: number): string {
   if (by === 0) return patch;
@@ -111,24 +137,3 @@ export function diffStat(before: string | null, after: string | null): { added: 
   return { added, removed };
 }
 
-/**
- * unifiedDiff(path, original, the spliced text), computed on the lines around the splice only:
- * the changed lines with more than the context on both sides give the same hunk as the whole
- * file does (everything outside is shared), shifted by the lines in front. A one-line edit of a
- * 50 MB file diffs a few lines and never builds the 50 MB result string.
- */
-export function unifiedDiffOfSplice(path: string, original: string, splice: { start: number; end: number; replacement: string }): string {
-  // Lines as the diff counts them (LF-terminated), CONTEXT_LINES + 1 on each side.
-  let from = splice.start;
-  for (let n = 0; n <= CONTEXT_LINES + 1 && from > 0; n++) from = from < 2 ? 0 : original.lastIndexOf('\n', from - 2) + 1;
-  let to = splice.end;
-  for (let n = 0; n <= CONTEXT_LINES + 1 && to < original.length; n++) {
-    const next = original.indexOf('\n', to);
-    to = next === -1 ? original.length : next + 1;
-  }
-  const before = original.slice(from, to);
-  const after = original.slice(from, splice.start) + splice.replacement + original.slice(splice.end, to);
-  let shift = 0;
-  for (let i = original.indexOf('\n'); i !== -1 && i < from; i = original.indexOf('\n', i + 1)) shift++;
-  return shiftHunks(unifiedDiff(path, before, after), shift);
-}

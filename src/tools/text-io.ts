@@ -60,26 +60,24 @@ export function utf8ByteLength(text: string): number {
 }
 
 /**
- * The UTF-8 bytes of original[0, start) + replacement + original[end, ...), where `bytes` are the
- * original's own: the unchanged parts are copied as bytes, never encoded again (one copy of a
- * huge file, and no flattened string of it).
+ * bytes[0, start) + the replacement's UTF-8 + bytes[end, ...): a splice in byte offsets, the new
+ * file assembled once from the old one's bytes.
  */
-export function spliceUtf8(bytes: Uint8Array, original: string, splice: { start: number; end: number; replacement: string }): Uint8Array {
-  const from = utf8Offset(original, bytes, splice.start);
-  const to = from + utf8LengthOf(original, splice.start, splice.end);
+export function spliceBytes(bytes: Uint8Array, splice: { start: number; end: number; replacement: string }): Uint8Array {
   const middle = encoder.encode(splice.replacement);
-  const out = new Uint8Array(bytes.length - (to - from) + middle.length);
-  out.set(bytes.subarray(0, from), 0);
-  out.set(middle, from);
-  out.set(bytes.subarray(to), from + middle.length);
+  const out = new Uint8Array(bytes.length - (splice.end - splice.start) + middle.length);
+  out.set(bytes.subarray(0, splice.start), 0);
+  out.set(middle, splice.start);
+  out.set(bytes.subarray(splice.end), splice.start + middle.length);
   return out;
 }
 
-/** Where the character at `offset` starts in `bytes`, the UTF-8 encoding of `text`. */
-function utf8Offset(text: string, bytes: Uint8Array, offset: number): number {
-  // One byte per character exactly when the text is ASCII.
-  return bytes.length === text.length ? offset : utf8LengthOf(text, 0, offset);
+/** The text of bytes[start, end) (valid UTF-8 cut at character boundaries; a BOM kept). */
+export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
+  return rangeDecoder.decode(bytes.subarray(start, end));
 }
+
+const rangeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Bytes of text[from, to) in UTF-8, as TextEncoder writes them (a lone surrogate takes 3). */
 function utf8LengthOf(text: string, from: number, to: number): number {

@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { ForgeError, type ErrorCode } from '../../errors';
-import { analyzeNewlines, applyLineEdit, applySnippetEdit, unifiedDiff, unifiedDiffOfSplice, type NewlineKind, type RecoveryReport } from '../../text';
+import { analyzeNewlines, applyLineEditToBytes, applySnippetEdit, unifiedDiff, unifiedDiffOfByteSplice, Utf8Lines, type NewlineKind, type RecoveryReport } from '../../text';
 import { defineTool } from '../define';
 import { loadFile, writeSeen } from '../file-access';
 import { freshnessProblem } from '../read-tracking';
-import { decodeText, encodeText, spliceUtf8, utf8ByteLength } from '../text-io';
+import { decodeRange, decodeText, encodeText, isUtf8Text, spliceBytes, utf8ByteLength } from '../text-io';
 
 const SNIPPET_FIELDS = ['old_snippet', 'new_snippet', 'match_hint'] as const;
 const LINE_FIELDS = ['start_line', 'end_line', 'new_content'] as const;
@@ -129,32 +129,53 @@ export const editTool = defineTool({
       throw fail('PATH_NOT_FOUND', 'error', `No file at ${input.path}. Edit changes existing files; create a new file with write_file (or a Patch overwrite).`);
     }
     currentHash = file.hash;
+    if (!snippetMode) {
+      // On the bytes: a one-line edit of a 50 MB file never decodes the file whole (only the
+      // changed lines and their context, for the diff), and its new bytes are the old ones
+      // around the new lines, assembled once.
+      const bytes = file.bytes;
+      const lines = isUtf8Text(bytes) ? new Utf8Lines(bytes) : null;
+      if (lines !== null) newlineKind = lines.newlines.dominant;
+      const stale = freshnessProblem(ctx.state, input.path, file.hash, 'Edit', input.file_hash);
+      if (stale) throw fail(stale.code, 'stale_file', stale.message);
+      if (lines === null) throw fail('BINARY_FILE', 'error', `${input.path} is a binary file (not UTF-8 text); Edit changes text files only.`);
+      const result = applyLineEditToBytes(bytes, { startLine: input.start_line!, endLine: input.end_line!, newContent: input.new_content! }, lines);
+      if (result.status === 'error') throw fail(result.code, 'error', result.message);
+      const { splice } = result;
+      const unchanged = decodeRange(bytes, splice.start, splice.end) === splice.replacement;
+      const diff = unchanged ? '' : unifiedDiffOfByteSplice(input.path, bytes, splice);
+      const hash = unchanged ? file.hash : await writeSeen(ctx, input.path, spliceBytes(bytes, splice));
+      return {
+        action,
+        status: 'ok',
+        message: `${input.path}: ${result.message}`,
+        current_file_hash: hash,
+        newline_kind: result.newlineKind,
+        ...echo,
+        start_line: result.startLine,
+        end_line: result.endLine,
+        diff,
+      };
+    }
     const text = decodeText(file.bytes);
     if (text !== null) newlineKind = analyzeNewlines(text).dominant;
     const stale = freshnessProblem(ctx.state, input.path, file.hash, 'Edit', input.file_hash);
     if (stale) throw fail(stale.code, 'stale_file', stale.message);
     if (text === null) throw fail('BINARY_FILE', 'error', `${input.path} is a binary file (not UTF-8 text); Edit changes text files only.`);
 
-    const result = snippetMode
-      ? applySnippetEdit(text, {
-          oldSnippet: input.old_snippet!,
-          newSnippet: input.new_snippet!,
-          ...(input.match_hint ? { matchHint: { startLine: input.match_hint.start_line, endLine: input.match_hint.end_line } } : {}),
-        })
-      : applyLineEdit(text, { startLine: input.start_line!, endLine: input.end_line!, newContent: input.new_content! });
+    const result = applySnippetEdit(text, {
+      oldSnippet: input.old_snippet!,
+      newSnippet: input.new_snippet!,
+      ...(input.match_hint ? { matchHint: { startLine: input.match_hint.start_line, endLine: input.match_hint.end_line } } : {}),
+    });
 
     if (result.status === 'no_match') throw fail(result.code, 'no_match', result.message, { candidates: result.candidates });
     // The spec's statuses have no "ambiguous": several matches mean no unique match, fixed the same way.
     if (result.status === 'ambiguous') throw fail(result.code, 'no_match', result.message, { candidates: result.candidateLines });
     if (result.status === 'error') throw fail(result.code, 'error', result.message);
 
-    // A line-range edit is a splice of the file: its bytes and its diff come from the changed
-    // lines (a one-line edit of a 50 MB file never builds or compares the whole new text).
-    const splice = 'splice' in result ? result.splice : null;
-    const unchanged = splice ? splice.replacement === text.slice(splice.start, splice.end) : result.text === text;
-    const newBytes = unchanged ? null : splice ? spliceUtf8(file.bytes, text, splice) : encodeText(result.text);
-    const hash = newBytes === null ? file.hash : await writeSeen(ctx, input.path, newBytes);
-    const [start, end] = 'matchStartLine' in result ? [result.matchStartLine, result.matchEndLine] : [result.startLine, result.endLine];
+    const unchanged = result.text === text;
+    const hash = unchanged ? file.hash : await writeSeen(ctx, input.path, encodeText(result.text));
     return {
       action,
       status: 'ok',
@@ -162,10 +183,10 @@ export const editTool = defineTool({
       current_file_hash: hash,
       newline_kind: result.newlineKind,
       ...echo,
-      start_line: start,
-      end_line: end,
-      diff: unchanged ? '' : splice ? unifiedDiffOfSplice(input.path, text, splice) : unifiedDiff(input.path, text, result.text),
-      ...('recovery' in result && result.recovery !== undefined ? { recovery: result.recovery } : {}),
+      start_line: result.matchStartLine,
+      end_line: result.matchEndLine,
+      diff: unchanged ? '' : unifiedDiff(input.path, text, result.text),
+      ...(result.recovery !== undefined ? { recovery: result.recovery } : {}),
     };
   },
 });

@@ -9,7 +9,7 @@ import { defineTool } from '../define';
 import { loadFile, notFound } from '../file-access';
 import { recordSeen } from '../read-tracking';
 import { isUtf8Text } from '../text-io';
-import { Utf8Lines } from '../utf8-lines';
+import { Utf8Lines } from '../../text/utf8-lines';
 import type { ToolsConfig } from '../config';
 
 const Input = z.strictObject({

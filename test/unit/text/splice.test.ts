@@ -1,12 +1,14 @@
 /**
  * A line-range edit as a splice (issue "Real repositories": a one-line edit of a 50 MB file holds
- * the file once): the bytes spliceUtf8 writes equal the encoded result text, and the diff of the
- * changed lines equals the whole file's diff. The whole-text forms are the oracle.
+ * the file once): the splice gives the result text, the bytes spliceBytes writes from the byte
+ * form of the edit equal the encoded result text, and the diff of the changed lines equals the
+ * whole file's diff. The whole-text forms are the oracle (line-edit-bytes.property.test.ts also
+ * compares every field of the two forms).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyLineEdit, TerminatedLines, unifiedDiff, unifiedDiffOfSplice } from '../../../src/text';
-import { spliceUtf8 } from '../../../src/tools/text-io';
+import { applyLineEdit, applyLineEditToBytes, TerminatedLines, unifiedDiff, unifiedDiffOfByteSplice } from '../../../src/text';
+import { spliceBytes } from '../../../src/tools/text-io';
 
 const encoder = new TextEncoder();
 const piece = fc.constantFrom('a', 'bc', ' ', '\t', 'é', '中', '😀', '\ud800', 'x y', '', 'same');
@@ -36,12 +38,19 @@ describe('line-range edits as splices', () => {
         if (count === 0) return;
         const startLine = 1 + (a % count);
         const endLine = startLine + (b % (count - startLine + 1));
-        const result = applyLineEdit(t, { startLine, endLine, newContent: newLines.join('') });
+        const request = { startLine, endLine, newContent: newLines.join('') };
+        const result = applyLineEdit(t, request);
         if (result.status !== 'ok') return;
         const { splice } = result;
         expect(t.slice(0, splice.start) + splice.replacement + t.slice(splice.end)).toBe(result.text);
-        expect(Buffer.from(spliceUtf8(encoder.encode(t), t, splice))).toEqual(Buffer.from(encoder.encode(result.text)));
-        expect(unifiedDiffOfSplice('f.txt', t, splice)).toBe(unifiedDiff('f.txt', t, result.text));
+        // The tool sees the file's bytes: a lone surrogate in the text is U+FFFD in them.
+        const bytes = encoder.encode(t);
+        const seen = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+        const expected = applyLineEdit(seen, request);
+        const byBytes = applyLineEditToBytes(bytes, request);
+        if (expected.status !== 'ok' || byBytes.status !== 'ok') throw new Error('the byte form refused an edit');
+        expect(Buffer.from(spliceBytes(bytes, byBytes.splice))).toEqual(Buffer.from(encoder.encode(expected.text)));
+        if (expected.text !== seen) expect(unifiedDiffOfByteSplice('f.txt', bytes, byBytes.splice)).toBe(unifiedDiff('f.txt', seen, expected.text));
       }),
       { numRuns: 500 },
     );
@@ -51,7 +60,9 @@ describe('line-range edits as splices', () => {
     const t = Array.from({ length: 5000 }, (_, i) => `line ${i % 7}\n`).join('');
     const result = applyLineEdit(t, { startLine: 4000, endLine: 4000, newContent: 'changed\n' });
     if (result.status !== 'ok') throw new Error(result.message);
-    const diff = unifiedDiffOfSplice('f.txt', t, result.splice);
+    const bytes = applyLineEditToBytes(encoder.encode(t), { startLine: 4000, endLine: 4000, newContent: 'changed\n' });
+    if (bytes.status !== 'ok') throw new Error(bytes.message);
+    const diff = unifiedDiffOfByteSplice('f.txt', encoder.encode(t), bytes.splice);
     expect(diff).toBe(unifiedDiff('f.txt', t, result.text));
     expect(diff).toContain('@@ -3997,7 +3997,7 @@');
   });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TerminatedLines } from '../../../src/text';
 import { decodeText, isUtf8Text } from '../../../src/tools/text-io';
-import { Utf8Lines } from '../../../src/tools/utf8-lines';
+import { Utf8Lines } from '../../../src/text/utf8-lines';
 
 const piece = fc.oneof(fc.constantFrom('\n', '\r\n', '\r', '\r\r\n', 'é', '€', '😀', '\ufeff', 'a', ' '), fc.string({ maxLength: 6 }), fc.string({ unit: 'grapheme', maxLength: 4 }));
 const text = fc.array(piece, { maxLength: 40 }).map((parts) => parts.join(''));

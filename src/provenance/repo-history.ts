@@ -6,6 +6,9 @@
 import { diffTrees, type Repository } from '../git';
 import { DEFAULT_RENAME_SCORE, similarity } from '../branches/similarity';
 import type { BlameHistory } from './blame';
+import { buildChangedPathFilter, MAX_CHANGED_PATHS, mayHaveChanged } from '../git/changed-path-filter';
+import { changedFiles } from '../git/changed-files';
+import type { ChangedPathCache } from './changed-path-cache';
 
 const FILE_MODES = new Set(['100644', '100755', '120000']);
 const ENTRY_CACHE = 50_000;
@@ -49,12 +52,37 @@ export class RepositoryHistory implements BlameHistory {
   private readonly entries = new Map<string, { mode: string; oid: string } | null>();
   private readonly parts = new Map<string, Array<{ text: string; bytes: Uint8Array }>>();
 
-  constructor(private readonly repo: Repository) {}
+  /** `filters`: the changed-path filters to consult and extend (none: every parent's tree is read). */
+  constructor(
+    private readonly repo: Repository,
+    private readonly filters?: ChangedPathCache,
+  ) {}
 
+  /**
+   * Whether `path` surely did not change between `commit` and its first parent, from the
+   * commit's changed-path filter (computed from the two trees' bytes the first time, then kept).
+   */
+  async unchangedFromFirstParent(commit: string, path: string): Promise<boolean> {
+    if (!this.filters) return false;
+    await this.filters.load();
+    let record = this.filters.get(commit);
+    if (record === undefined) {
+      const links = await this.commit(commit);
+      if (links.parents.length === 0) return false;
+      const parentTree = (await this.commit(links.parents[0]!)).tree;
+      const files = await changedFiles((oid) => this.repo.objects.readTypedNow(oid, 'tree'), parentTree, links.tree, MAX_CHANGED_PATHS);
+      record = { tree: links.tree, parents: [...links.parents], time: links.time, filter: buildChangedPathFilter(files) };
+      this.filters.put(commit, record);
+    }
+    return !mayHaveChanged(record.filter, path);
+  }
+
+  /** A commit's links: from the filter cache's record where it has one, else its object. */
   async commit(oid: string): Promise<{ parents: readonly string[]; time: number; tree: string }> {
     let found = this.commits.get(oid);
     if (!found) {
-      found = await this.repo.readCommitLinks(oid);
+      if (this.filters) await this.filters.load();
+      found = this.filters?.get(oid) ?? (await this.repo.readCommitLinks(oid));
       this.commits.set(oid, found);
     }
     return found;

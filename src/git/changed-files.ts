@@ -7,7 +7,6 @@
 
 export type TreeBytesRead = (oid: string) => Uint8Array | Promise<Uint8Array>;
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 const decoder = new TextDecoder();
 
 interface Cursor {
@@ -54,10 +53,16 @@ function sameEntry(a: Cursor, b: Cursor): boolean {
 }
 
 const nameOf = (c: Cursor) => decoder.decode(c.bytes.subarray(c.name, c.oid - 1));
+const DIGITS = Array.from('0123456789abcdef', (d) => d.charCodeAt(0));
+const oidCodes = new Array<number>(40);
+/** One flat string (a `+=` chain makes a rope, which every Map lookup by it flattens again). */
 function oidOf(c: Cursor): string {
-  let s = '';
-  for (let i = c.oid; i < c.oid + 20; i++) s += HEX[c.bytes[i]!];
-  return s;
+  for (let i = 0; i < 20; i++) {
+    const b = c.bytes[c.oid + i]!;
+    oidCodes[i * 2] = DIGITS[b >>> 4]!;
+    oidCodes[i * 2 + 1] = DIGITS[b & 15]!;
+  }
+  return String.fromCharCode(...oidCodes);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { BlameHistory } from './blame';
 import { buildChangedPathFilter, MAX_CHANGED_PATHS, mayHaveChanged } from '../git/changed-path-filter';
 import { changedFiles } from '../git/changed-files';
 import type { ChangedPathCache } from './changed-path-cache';
+import { WeightedLru } from '../git/lru';
 
 const FILE_MODES = new Set(['100644', '100755', '120000']);
 const ENTRY_CACHE = 50_000;
@@ -51,6 +52,11 @@ export class RepositoryHistory implements BlameHistory {
   /** tree oid + '/' + name -> the entry (mode as written in the tree) or null; bounded. */
   private readonly entries = new Map<string, { mode: string; oid: string } | null>();
   private readonly parts = new Map<string, Array<{ text: string; bytes: Uint8Array }>>();
+  /**
+   * Raw trees the filters were computed from: a walk diffs each commit against its parent, and
+   * the parent is the next commit's, so each tree would otherwise be inflated twice.
+   */
+  private readonly rawTrees = new WeightedLru<string, Uint8Array>(16 * 1024 * 1024, (t) => 64 + t.length);
 
   /** `filters`: the changed-path filters to consult and extend (none: every parent's tree is read). */
   constructor(
@@ -70,11 +76,20 @@ export class RepositoryHistory implements BlameHistory {
       const links = await this.commit(commit);
       if (links.parents.length === 0) return false;
       const parentTree = (await this.commit(links.parents[0]!)).tree;
-      const files = await changedFiles((oid) => this.repo.objects.readTypedNow(oid, 'tree'), parentTree, links.tree, MAX_CHANGED_PATHS);
+      const files = await changedFiles((oid) => this.rawTree(oid), parentTree, links.tree, MAX_CHANGED_PATHS);
       record = { tree: links.tree, parents: [...links.parents], time: links.time, filter: buildChangedPathFilter(files) };
       this.filters.put(commit, record);
     }
     return !mayHaveChanged(record.filter, path);
+  }
+
+  private async rawTree(oid: string): Promise<Uint8Array> {
+    let bytes = this.rawTrees.get(oid);
+    if (bytes === undefined) {
+      bytes = await this.repo.objects.readTypedNow(oid, 'tree');
+      this.rawTrees.set(oid, bytes);
+    }
+    return bytes;
   }
 
   /** A commit's links: from the filter cache's record where it has one, else its object. */

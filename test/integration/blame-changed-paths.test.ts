@@ -180,13 +180,13 @@ describe('forge blame with the changed-path cache agrees with git blame', () => 
       editFile(dir, `other/o${n % 5}.txt`, n, 'other');
       commitAll(dir, `other ${n}`);
     }
-    const blameCountingTrees = async () => {
+    const blameCountingTrees = async (newFiltersPerWalk?: number) => {
       const repo = await Repository.open({ fs: nodeFs, dir });
       let trees = 0;
       const read = repo.objects.readTypedNow.bind(repo.objects);
       repo.objects.readTypedNow = (oid, type) => (type === 'tree' && trees++, read(oid, type));
       const cache = new ChangedPathCache(repo.fs, repo.commonDir);
-      const result = (await new Blamer(new RepositoryHistory(repo, cache)).blame(await repo.resolveCommit('HEAD'), 'keep/f.txt', { start: 0, end: 1 }))!;
+      const result = (await new Blamer(new RepositoryHistory(repo, cache, newFiltersPerWalk)).blame(await repo.resolveCommit('HEAD'), 'keep/f.txt', { start: 0, end: 1 }))!;
       await cache.save();
       return { commit: result.lines[0]!.commit, trees };
     };
@@ -199,5 +199,17 @@ describe('forge blame with the changed-path cache agrees with git blame', () => 
     // each of them costs its root tree at least.
     expect(warm.trees).toBeLessThanOrEqual(2);
     expect(cold.trees).toBeGreaterThan(39);
+
+    // A walk builds at most so many filters; the next ones extend the cache until it is whole.
+    rmSync(cacheDir(dir), { recursive: true });
+    const counts: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      const r = await blameCountingTrees(10);
+      expect(r.commit).toBe(first);
+      counts.push(r.trees);
+    }
+    expect(counts[1]!).toBeLessThan(counts[0]!);
+    expect(counts[2]!).toBeLessThan(counts[1]!);
+    expect(counts[4]!).toBeLessThanOrEqual(2);
   });
 });

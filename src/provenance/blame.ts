@@ -16,6 +16,11 @@ export interface BlameHistory {
   /** For a path `commit` has and `parent` lacks: the parent's path it was renamed from, or null. */
   renamedFrom(parent: string, commit: string, path: string): Promise<string | null>;
   blob(oid: string): Promise<Uint8Array>;
+  /**
+   * Optional: true only when `path` surely has the same blob in `commit` and its first parent
+   * (a changed-path filter said so), so the walk passes every line on without reading trees.
+   */
+  unchangedFromFirstParent?(commit: string, path: string): Promise<boolean>;
 }
 
 /** One line of the blamed file: the commit that last changed it, and where it stood there. */
@@ -118,6 +123,11 @@ export class Blamer {
     origins: Map<string, BlameOrigin>,
   ): Promise<{ finals: number[]; sources: number[] }> {
     const { parents } = await this.history.commit(suspect.commit);
+    if (parents.length > 0 && (await this.history.unchangedFromFirstParent?.(suspect.commit, suspect.path))) {
+      // What the loop below would find at the first parent (the same blob), without its trees.
+      await this.give(parents[0]!, suspect.path, suspect.blob, suspect.finals, suspect.sources, pending, enqueue);
+      return { finals: [], sources: [] };
+    }
     const candidates: Array<{ commit: string; path: string; blob: string }> = [];
     const seenCommits = new Set<string>();
     for (const parent of parents) {

@@ -10,6 +10,7 @@ import { parseTrailers, readStateAt, type SessionState } from '../session';
 import { Blamer, type BlameResult } from './blame';
 import { lineText, type PorcelainCommit } from './porcelain';
 import { RepositoryHistory } from './repo-history';
+import { ChangedPathCache } from './changed-path-cache';
 import { callThatWrote, type CallRef } from './turn-calls';
 
 export interface TurnOfLine {
@@ -73,7 +74,9 @@ export interface LineRange {
  */
 export async function blameFile(repo: Repository, revision: string, path: string, range?: LineRange): Promise<BlamedFile> {
   const commit = await repo.resolveCommit(revision);
-  const blame = await new Blamer(new RepositoryHistory(repo)).blame(commit, path, range);
+  const filters = new ChangedPathCache(repo.fs, repo.commonDir, repo.platform.text?.hex);
+  const blame = await new Blamer(new RepositoryHistory(repo, filters)).blame(commit, path, range);
+  await filters.save();
   if (blame === null) throw new ForgeError('PATH_NOT_FOUND', `No file ${path} at ${revision} (${commit.slice(0, 12)}); name a file that commit holds.`, { data: { path, revision, commit } });
   const commits = new Map<string, PorcelainCommit & { replays?: string }>();
   for (const line of blame.lines) {

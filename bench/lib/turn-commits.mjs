@@ -10,6 +10,20 @@ import { sha1 } from '../bench-kit.mjs';
 export const blobOid = (bytes) => sha1(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]));
 export const pad = (n) => String(n).padStart(2, '0');
 
+/** The input of bench/git-turn.sh for `files` on `branch`: DIR/blobs (content files) and DIR/paths (their repository paths). */
+export function gitTurnInput(work, branch, files) {
+  const dir = join(work, 'turn', branch.replace(/\//g, '-'));
+  mkdirSync(join(dir, 'c'), { recursive: true });
+  const contentFiles = files.map((f, i) => {
+    const file = join(dir, 'c', String(i));
+    writeFileSync(file, f.content);
+    return file;
+  });
+  writeFileSync(join(dir, 'blobs'), contentFiles.join('\n') + '\n');
+  writeFileSync(join(dir, 'paths'), files.map((f) => f.path).join('\n') + '\n');
+  return dir;
+}
+
 export function turnKit(ctx) {
   const { repo, scenario, blobsOf, work, gitdir } = ctx;
   const mainFiles = repo.files.filter((f) => f !== scenario.big && f.mode === '100644' && f.size > 0);
@@ -22,15 +36,7 @@ export function turnKit(ctx) {
   };
   /** A git script (bench/git-turn.sh by default) committing `files` on `branch`, timed. */
   const gitTurnRun = (branch, files, script, extraArgs = []) => {
-    const dir = join(work, 'turn', branch.replace(/\//g, '-'));
-    mkdirSync(join(dir, 'c'), { recursive: true });
-    const contentFiles = files.map((f, i) => {
-      const file = join(dir, 'c', String(i));
-      writeFileSync(file, f.content);
-      return file;
-    });
-    writeFileSync(join(dir, 'blobs'), contentFiles.join('\n') + '\n');
-    writeFileSync(join(dir, 'paths'), files.map((f) => f.path).join('\n') + '\n');
+    const dir = gitTurnInput(work, branch, files);
     const r = ctx.timeProcess('bash', [script, gitdir, branch, ...extraArgs, dir], { encoding: 'utf8' });
     return { ...r, dir };
   };

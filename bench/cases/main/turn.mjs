@@ -1,7 +1,8 @@
 /** Turn commits of 1, 10 and 1,000 files: whole `forge turn` process and in-process commitTurn vs bench/git-turn.sh. */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, sha1 } from '../../bench-kit.mjs';
+import { gitTurnInput } from '../../lib/turn-commits.mjs';
 
 export const name = 'turn';
 const MiB = 1024;
@@ -23,16 +24,7 @@ function turnContents(check, set, blobs, tag) {
 export function run(ctx) {
   const { check, measure, forgeCli, inproc, opts, gitdir, work, picks, blobs, turns, mainOid, gitBranches } = ctx;
   const gitTurn = (branch, files) => {
-    // bench/git-turn.sh reads DIR/blobs (content files) and DIR/paths (their repository paths)
-    const dir = join(work, 'turn', branch.replace(/\//g, '-'));
-    mkdirSync(join(dir, 'c'), { recursive: true });
-    const contentFiles = files.map((f, i) => {
-      const file = join(dir, 'c', String(i));
-      writeFileSync(file, f.content);
-      return file;
-    });
-    writeFileSync(join(dir, 'blobs'), contentFiles.join('\n') + '\n');
-    writeFileSync(join(dir, 'paths'), files.map((f) => f.path).join('\n') + '\n');
+    const dir = gitTurnInput(work, branch, files);
     const r = ctx.timeProcess('bash', [ctx.GIT_TURN, gitdir, branch, dir], { encoding: 'utf8' });
     const commit = r.stdout.trim();
     check(/^[0-9a-f]{40}$/.test(commit), `git-turn.sh printed ${commit}`);

@@ -75,3 +75,21 @@ export function toolRecords(messages: ConvertedTurn['messages']): ConvertedTurn[
   }
   return out;
 }
+
+/**
+ * The turns with the last one ended by `answer` when the transcript does not hold that answer yet:
+ * Claude Code runs its Stop hook before the answer's entry reaches the transcript file
+ * (anthropics/claude-code#15812) and gives the hook the answer's text instead
+ * (`last_assistant_message`). A last turn that already ends with an answer is left as it is.
+ */
+export function endLastTurnWith(turns: ConvertedTurn[], answer: string | undefined): ConvertedTurn[] {
+  const last = turns.at(-1);
+  if (last === undefined || answer === undefined || answer === '' || endsWithAnswer(last)) return turns;
+  return [...turns.slice(0, -1), { ...last, messages: [...last.messages, { role: 'assistant', content: answer }] }];
+}
+
+/** A turn is whole once the model had the last word: text after the last tool result. */
+export function endsWithAnswer(turn: ConvertedTurn): boolean {
+  const last = turn.messages.at(-1);
+  return last !== undefined && last.role === 'assistant' && (last.toolCalls?.length ?? 0) === 0;
+}

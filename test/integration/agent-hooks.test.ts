@@ -142,6 +142,30 @@ describe('forge agent hook: hostile payloads', () => {
     expectFsckClean(repo.gitdir);
   }, 120_000);
 
+  it("a Stop hook run before Claude Code wrote the answer to its transcript (anthropics/claude-code#15812) commits the answer from the payload's last_assistant_message; the file catching up later commits nothing twice", async () => {
+    const { repo, project, head, hook, session } = await setup();
+    const before = head();
+    const file = join(project, 'conversation.jsonl');
+    const whole = transcript(['first prompt']);
+    // The file as the hook finds it: the prompt, not yet the answer.
+    writeFileSync(file, whole.split('\n')[0] + '\n');
+    const payload = JSON.stringify({ session_id: 'cc-1', transcript_path: file, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'answer 1' });
+    const first = await hook('claude-stop', payload);
+    expect(first.status, first.stderr).toBe(0);
+    const commits = git(repo.dir, ['rev-list', '--reverse', `${before}..${head()}`]).stdout.trim().split('\n');
+    expect(commits).toHaveLength(1);
+    const state = JSON.parse(git(repo.dir, ['show', `${commits[0]}:.forge/sessions/${session}.json`]).stdout);
+    expect(state.messages.filter((m: any) => m.turn === state.turn).map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'first prompt'],
+      ['assistant', 'answer 1'],
+    ]);
+    // The answer reaches the file afterwards; the next hook (same turn) has nothing new to commit.
+    writeFileSync(file, whole);
+    expect((await hook('claude-stop', payload)).status).toBe(0);
+    expect(git(repo.dir, ['rev-list', '--count', `${before}..${head()}`]).stdout.trim()).toBe('1');
+    expectFsckClean(repo.gitdir);
+  }, 120_000);
+
   it('after forge undo, the copy directory is materialized again; with changes nobody committed it is refused (AGENT_WORKDIR_STALE), not synced back', async () => {
     const { repo, env, project, hook, wd, session } = await setup();
     const file = join(project, 'conversation.jsonl');

@@ -10,6 +10,8 @@ import type { AgentName } from '../transcript';
 export interface HookRequest {
   agent: AgentName;
   transcript: string;
+  /** Claude Code's answer from the Stop payload (its transcript may not hold it yet). */
+  lastAssistantMessage?: string;
 }
 
 export type HookReply = { ok: true; turns: number[]; lines: string[] } | { ok: false; error: { code: string; message: string } };
@@ -32,7 +34,8 @@ export function serveHooks(path: string, handle: (request: HookRequest) => Promi
         try {
           const request = JSON.parse(line) as Partial<HookRequest>;
           if ((request.agent !== 'claude-code' && request.agent !== 'codex') || typeof request.transcript !== 'string') throw new ForgeError('AGENT_HOOK_REFUSED', 'A hook request names no agent or transcript.');
-          return { ok: true, ...(await handle({ agent: request.agent, transcript: request.transcript })) };
+          const answer = typeof request.lastAssistantMessage === 'string' ? { lastAssistantMessage: request.lastAssistantMessage } : {};
+          return { ok: true, ...(await handle({ agent: request.agent, transcript: request.transcript, ...answer })) };
         } catch (error) {
           const e = toForgeError(error);
           return { ok: false, error: { code: e.code, message: e.message } };

@@ -14,7 +14,7 @@ import type { ToolsConfig } from '../../tools';
 import { claudeCodeTurns } from '../claude-code';
 import { codexTurns } from '../codex';
 import { recordAgentTurn, turnsToCommit } from '../record-turn';
-import type { AgentName, ConvertedTurn } from '../transcript';
+import { endLastTurnWith, endsWithAnswer, type AgentName, type ConvertedTurn } from '../transcript';
 import { copyWorkdir, markSynced } from './workdir';
 
 const KEPT_KEYS = 2000;
@@ -124,6 +124,8 @@ export interface CommitAgentTurnsOptions {
   config: ToolsConfig;
   /** false: the directory is a mount, whose writes are in the pending layer already. */
   sync?: boolean;
+  /** Claude Code's Stop payload `last_assistant_message`: the answer, which the transcript may not hold yet. */
+  lastAssistantMessage?: string;
 }
 
 export async function commitAgentTurns(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
@@ -162,7 +164,7 @@ async function withAgentLock<T>(session: Session, work: () => Promise<T>): Promi
 async function commitUnlocked(session: Session, options: CommitAgentTurnsOptions): Promise<HookResult> {
   const copy = options.sync !== false;
   const { skipped } = copy ? await copyWorkdir(options.dir, options.config).sync(session) : { skipped: [] };
-  const turns = await settledTurns(options.agent, options.transcript);
+  const turns = await settledTurns(options.agent, options.transcript, options.lastAssistantMessage);
   const cursor = { ...(await readCursor(session)), transcript: options.transcript };
   const commits: TurnCommit[] = [];
   const notes = skipped.map((s) => `Not brought back from the working directory: ${s.path} (${s.code})`);
@@ -182,12 +184,8 @@ async function commitUnlocked(session: Session, options: CommitAgentTurnsOptions
 
 /** How long a hook waits for the agent to finish writing the turn it was told had ended. */
 const SETTLE_MS = 3_000;
+const SETTLE_WITH_ANSWER_MS = 1_000;
 
-/** A turn is whole once the model had the last word: text after the last tool result. */
-function isWhole(turn: ConvertedTurn | undefined): boolean {
-  const last = turn?.messages.at(-1);
-  return last !== undefined && last.role === 'assistant' && (last.toolCalls?.length ?? 0) === 0;
-}
 
 /**
  * The transcript's turns once its last turn is whole: an interactive Claude Code runs the Stop
@@ -195,11 +193,13 @@ function isWhole(turn: ConvertedTurn | undefined): boolean {
  * committed then would lose its answer for good (its key is marked committed). An interrupted
  * turn never becomes whole: after SETTLE_MS it is committed as it stands.
  */
-async function settledTurns(agent: AgentName, path: string): Promise<ConvertedTurn[]> {
-  const until = Date.now() + SETTLE_MS;
+async function settledTurns(agent: AgentName, path: string, answer: string | undefined): Promise<ConvertedTurn[]> {
+  // With the answer in the hook's payload a short wait is enough: the file may only get it after the hook.
+  const until = Date.now() + (answer ? SETTLE_WITH_ANSWER_MS : SETTLE_MS);
   for (;;) {
     const turns = convertTranscript(agent, await readTranscript(path));
-    if (isWhole(turns.at(-1)) || Date.now() >= until) return turns;
+    const last = turns.at(-1);
+    if ((last !== undefined && endsWithAnswer(last)) || Date.now() >= until) return endLastTurnWith(turns, answer);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -258,10 +258,12 @@ async function runHook(kind: string, payloadArg: string | undefined, options: Co
   try {
     let agent: AgentName;
     let transcript: string | null;
+    let answer: { lastAssistantMessage?: string } = {};
     if (kind === 'claude-stop') {
       agent = 'claude-code';
       const payload = parsePayload(await readCappedStdin(process.stdin, kind), kind);
       transcript = await claudeTranscriptPath(payload['transcript_path'], process.env);
+      if (typeof payload['last_assistant_message'] === 'string') answer = { lastAssistantMessage: payload['last_assistant_message'] };
     } else {
       agent = 'codex';
       const payload = parsePayload(payloadArg ?? '{}', kind);
@@ -275,7 +277,7 @@ async function runHook(kind: string, payloadArg: string | undefined, options: Co
     if (options.socket !== undefined) {
       // The session is mounted: forge agent's process holds it and commits the turn.
       const { sendHook } = await import('../../agents/node/hook-socket');
-      const reply = await sendHook(options.socket, { agent, transcript });
+      const reply = await sendHook(options.socket, { agent, transcript, ...answer });
       if (!reply.ok) throw new ForgeError(reply.error.code as 'AGENT_HOOK_REFUSED', reply.error.message);
       await log({ at, kind, ok: true, turns: reply.turns });
       for (const line of reply.lines) process.stderr.write(`forge: ${line}\n`);
@@ -285,7 +287,7 @@ async function runHook(kind: string, payloadArg: string | undefined, options: Co
     const result = await whenSessionFree(async () => {
       const session = await store.open(options.session);
       try {
-        const result = await commitAgentTurns(session, { agent, transcript, dir: options.dir, config: toolsConfig(store.repo.workdir) });
+        const result = await commitAgentTurns(session, { agent, transcript, dir: options.dir, config: toolsConfig(store.repo.workdir), ...answer });
         return { commits: result.commits, lines: turnLines(result.commits, session) };
       } finally {
         await session.close();

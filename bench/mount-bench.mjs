@@ -276,7 +276,7 @@ try {
   await caseTarIgnored('tar-ignored-no-bypass', { bypass: false });
   await caseTarTracked();
   await caseBigWrite('write-100mb', {});
-  await caseBigWrite('write-100mb-big-writes', { kernelCaching: { bigWrites: true } });
+  await caseBigWrite('write-100mb-no-big-writes', { kernelCaching: { bigWrites: false } });
   const json = { runs: RUNS, files: summary.files ?? FILES, directories: summary.directories, tarFiles: TAR_FILES, bigMB: BIG_MB, results };
   console.log(JSON.stringify(json));
   if (OUT) {

@@ -18,7 +18,7 @@ import { GuestQueue } from '../../session/serial-queue';
 import type { ToolsConfig } from '../../tools';
 import type { WritableVfs } from '../../vfs/types';
 import { lendView } from '../session-edits';
-import { mountSession, type MountedSession } from './mount-session';
+import { isAlive, mountSession, type MountedSession } from './mount-session';
 import { parseForgeFsName, mountsStartingWith } from './mount-table';
 import { mountOf } from './mounts-in-process';
 import { scratchDirOf } from './scratch-dir';
@@ -40,14 +40,6 @@ async function clearStalePrivateMounts(prefix: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 export interface SessionCommandWorkspaceOptions {
   /** Where the private mount point is made. Default os.tmpdir(). */

@@ -87,7 +87,8 @@ export async function mountSession(session: Session, dir: string, options: Mount
     ...(options.bypass !== undefined ? { bypass: options.bypass } : {}),
   });
   const caching = options.kernelCaching ?? {};
-  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc', ...(caching.bigWrites ? ['big_writes'] : [])]);
+  // big_writes: up to 128 KiB per write round trip instead of 4 KiB (a 100 MB write: 3.9 -> 2.6 s); no caching.
+  const ForgeFuse = withFuseOptions(Fuse, ['atomic_o_trunc', ...((caching.bigWrites ?? true) ? ['big_writes'] : [])]);
   const fuse: FuseInstance = new ForgeFuse(mountPoint, fuseOps(fs, Fuse, { log }), {
     // Forge's tools change the view behind the kernel's back: nothing is cached past one call
     // (strings, as the binding skips a falsy 0), and a file's pages are dropped at each open.
@@ -177,7 +178,8 @@ function checkMountPoint(mountPoint: string): void {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -166,6 +166,30 @@ describe('forge agent hook: hostile payloads', () => {
     expectFsckClean(repo.gitdir);
   }, 120_000);
 
+  it("a hostile last_assistant_message lands as text only: not a string is ignored, a token in it is redacted before any object is written", async () => {
+    const { repo, project, head, hook, session } = await setup();
+    const before = head();
+    const file = join(project, 'conversation.jsonl');
+    const prompts = transcript(['first', 'second']).split('\n');
+    const token = 'ghp_' + 'Zk3pW9qT5vX1rN8mB2cD7fG4hJ6kL0sA9eYu';
+    writeFileSync(file, prompts[0] + '\n');
+    const notText = JSON.stringify({ session_id: 'cc-1', transcript_path: file, hook_event_name: 'Stop', last_assistant_message: { role: 'assistant', content: 'x' } });
+    expect((await hook('claude-stop', notText)).status).toBe(0);
+    writeFileSync(file, [prompts[0], prompts[1], prompts[2]].join('\n') + '\n');
+    const secret = JSON.stringify({ session_id: 'cc-1', transcript_path: file, hook_event_name: 'Stop', last_assistant_message: `the key is ${token}` });
+    expect((await hook('claude-stop', secret)).status).toBe(0);
+    const commits = git(repo.dir, ['rev-list', '--reverse', `${before}..${head()}`]).stdout.trim().split('\n');
+    const turns = commits.map((c) => {
+      const state = JSON.parse(git(repo.dir, ['show', `${c}:.forge/sessions/${session}.json`]).stdout);
+      return state.messages.filter((m: any) => m.turn === state.turn).map((m: any) => [m.role, m.content]);
+    });
+    expect(turns[0]).toEqual([['user', 'first']]);
+    expect(turns[1]![0]).toEqual(['user', 'second']);
+    expect(turns[1]![1]![1]).toMatch(/^the key is .*REDACTED/);
+    expect(git(repo.dir, ['cat-file', '--batch-all-objects', '--batch']).stdout).not.toContain(token);
+    expectFsckClean(repo.gitdir);
+  }, 120_000);
+
   it('after forge undo, the copy directory is materialized again; with changes nobody committed it is refused (AGENT_WORKDIR_STALE), not synced back', async () => {
     const { repo, env, project, hook, wd, session } = await setup();
     const file = join(project, 'conversation.jsonl');

@@ -7,27 +7,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeTranscriptUpTo, claudeCodeTurns } from '../../../src/agents/claude-code';
 import { codexRolloutUpTo, codexTurns } from '../../../src/agents/codex';
+import { claudeTranscript, jsonl } from '../../helpers/claude-transcript';
 
-const jsonl = (entries: object[]) => entries.map((e) => JSON.stringify(e)).join('\n') + '\n';
 
 const turnShape = fc.record({ prompt: fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== '' && !s.trim().startsWith('<') && !s.startsWith('# AGENTS')), calls: fc.nat({ max: 3 }), command: fc.boolean() });
-
-function claudeTranscript(turns: Array<{ prompt: string; calls: number; command: boolean }>): object[] {
-  const out: object[] = [];
-  turns.forEach((t, i) => {
-    out.push({ type: 'user', uuid: `p${i}`, sessionId: 's', message: { role: 'user', content: t.prompt } });
-    for (let c = 0; c < t.calls; c++) {
-      out.push({ type: 'assistant', uuid: `t${i}-${c}`, sessionId: 's', message: { id: `m${i}-${c}`, role: 'assistant', content: [{ type: 'tool_use', id: `call${i}-${c}`, name: 'Bash', input: { command: 'ls' } }] } });
-      out.push({ type: 'user', uuid: `r${i}-${c}`, sessionId: 's', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `call${i}-${c}`, content: 'ok' }] } });
-    }
-    out.push({ type: 'assistant', uuid: `a${i}`, sessionId: 's', message: { id: `m${i}`, role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] } });
-    if (t.command) {
-      out.push({ type: 'user', uuid: `c${i}`, sessionId: 's', message: { role: 'user', content: '<command-name>/model</command-name>' } });
-      out.push({ type: 'user', uuid: `o${i}`, sessionId: 's', message: { role: 'user', content: '<local-command-stdout>ok</local-command-stdout>' } });
-    }
-  });
-  return out;
-}
 
 function codexRollout(turns: Array<{ prompt: string; calls: number }>): object[] {
   const out: object[] = [{ timestamp: 't', type: 'session_meta', payload: { id: 'thread-1', cwd: '/w' } }];

@@ -74,12 +74,14 @@ export async function leftRight(load: CommitLoader, leftTips: readonly string[],
   }
   // A commit that became common after its one-sided flag went down its parents (a tie in time:
   // commits of the same second) leaves that flag below it when the walk stops. Carry "common"
-  // down through the commits already visited; the ones never visited are not counted anyway.
+  // down, also through commits never visited (a one-sided commit may lie below one), as far as
+  // a one-sided commit can: not below the oldest of them (parents are no newer than children).
+  let oldest = Infinity;
+  for (const [oid, flag] of flags) if (flag !== BOTH) oldest = Math.min(oldest, (await load(oid)).time);
   const common = queue.map((q) => q.oid).filter((oid) => flags.get(oid) === BOTH);
-  while (common.length > 0) {
+  while (common.length > 0 && oldest !== Infinity) {
     for (const parent of (await load(common.pop()!)).parents) {
-      const flag = flags.get(parent);
-      if (flag === undefined || flag === BOTH) continue;
+      if (flags.get(parent) === BOTH || (await load(parent)).time < oldest) continue;
       flags.set(parent, BOTH);
       common.push(parent);
     }

@@ -57,6 +57,10 @@ describe('leftRight', () => {
     const loadChain = async (oid: string) => chain.get(oid)!;
     for (let i = 0; i < 7; i++) expect(await isAncestorOf(loadChain, `c${i}`, `c${i + 1}`)).toBe(true);
     expect(await divergence(loadChain, 'c7', 'c6')).toEqual({ ahead: 1, behind: 0, state: 'ahead' });
+    // Found by a CI run: the right side's only way to c0 goes through commits the walk never
+    // visited, below a commit that became common late; "common" must be carried through them.
+    const found: [number[][], number[], 'ties'] = [[[], [0], [1207959537], [374536874], [], [], [], [0, 684300353], [735290887], [], [], [], [], [], [], []], new Array(16).fill(0), 'ties'];
+    await expectExactReachability(found, 515523923, 859729303);
     await fc.assert(
       fc.asyncProperty(dag.map(([p, t]) => [p, t, 'ties'] as [number[][], number[], 'ties']), fc.nat(), fc.nat(), async (g, a, b) => {
         await expectExactReachability(g, a, b);

@@ -32,6 +32,12 @@ export function objectWriteError(oid: string, error: unknown): ForgeError {
   return new ForgeError('INTERNAL', `Could not write object ${oid}: ${mapped.message}`, { cause: error, data: { oid } });
 }
 
+/**
+ * An object's compressed bytes: whole, as runs in order, or made a run at a time into the file
+ * (a large object's stream, never held whole; called again from the start when a write is retried).
+ */
+export type CompressedObject = Uint8Array | readonly Uint8Array[] | ((write: (run: Uint8Array) => void) => void);
+
 /** How many times a write is retried when git's gc removed a directory or file under it. */
 const WRITE_ATTEMPTS = 3;
 
@@ -121,7 +127,7 @@ export class LooseObjects {
    * fan-out directory (or our temporary file) removed by a concurrent `git gc`/`prune` since
    * it was listed is an ENOENT: forget the listing, create the directory, and try again.
    */
-  write(oid: string, compressed: Uint8Array | readonly Uint8Array[]): void {
+  write(oid: string, compressed: CompressedObject): void {
     const fan = oid.slice(0, 2);
     const dir = joinPath(this.path, fan);
     for (let attempt = 1; ; attempt++) {
@@ -188,7 +194,7 @@ export class LooseObjects {
    * Read-only as git leaves loose objects: created 0444 in one call, or written then chmod-ed
    * where the fs refuses to write into a file it creates read-only (memfs).
    */
-  private writeReadOnly(path: string, data: Uint8Array | readonly Uint8Array[]): void {
+  private writeReadOnly(path: string, data: CompressedObject): void {
     if (this.createReadOnly) {
       try {
         this.writeRuns(path, data, 0o444);
@@ -205,7 +211,12 @@ export class LooseObjects {
   }
 
   /** One buffer in one call; several runs (a large object's stream) appended in order. */
-  private writeRuns(path: string, data: Uint8Array | readonly Uint8Array[], mode?: number): void {
+  private writeRuns(path: string, data: CompressedObject, mode?: number): void {
+    if (typeof data === 'function') {
+      this.fs.writeFileSync(path, new Uint8Array(0), mode === undefined ? {} : { mode });
+      data((run) => this.fs.appendFileSync(path, run));
+      return;
+    }
     const runs = data instanceof Uint8Array ? [data] : data;
     this.fs.writeFileSync(path, runs[0] ?? new Uint8Array(0), mode === undefined ? {} : { mode });
     for (const run of runs.slice(1)) this.fs.appendFileSync(path, run);

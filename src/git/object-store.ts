@@ -10,7 +10,7 @@ import { ForgeError, toForgeError } from '../errors';
 import { errnoCode, hasSyncApi, joinPath, type FsSync, type GitFs } from './fs';
 import { AsyncObjects } from './async-objects';
 import { mkdirp } from './fs-capabilities';
-import { LooseObjects, objectWriteError, tempObjectName } from './loose-objects';
+import { LooseObjects, objectWriteError, tempObjectName, type CompressedObject } from './loose-objects';
 import { frameObject, objectHeader, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
@@ -130,11 +130,11 @@ export class ObjectStore {
    * listed it is written again: a cached listing never stands in for the file.
    */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
-    if (this.syncFs && content.length >= LARGE_OBJECT_BYTES && this.zlib!.sha1HexParts && this.zlib!.deflateParts) {
+    if (this.syncFs && content.length >= LARGE_OBJECT_BYTES && this.zlib!.sha1HexParts && (this.zlib!.deflateInto || this.zlib!.deflateParts)) {
       // Large: hashed and deflated as header + content, never framed into one more copy.
       const parts = [objectHeader(type, content.length), content];
       const oid = this.zlib!.sha1HexParts(parts);
-      if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflateParts(parts));
+      if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.deflatedRuns(parts));
       this.remember(oid, type, content);
       return oid;
     }
@@ -149,6 +149,12 @@ export class ObjectStore {
     }
     this.remember(oid, type, content);
     return oid;
+  }
+
+  /** A large object's zlib stream: made into the file a piece at a time where the platform can. */
+  private deflatedRuns(parts: readonly Uint8Array[]): CompressedObject {
+    const zlib = this.zlib!;
+    return zlib.deflateInto ? (write) => zlib.deflateInto!(parts, write) : zlib.deflateParts!(parts);
   }
 
   /**

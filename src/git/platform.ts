@@ -22,6 +22,11 @@ export interface SyncPlatform {
    */
   sha1HexParts?(parts: readonly Uint8Array[]): string;
   deflateParts?(parts: readonly Uint8Array[]): Uint8Array[];
+  /**
+   * Optional, for large objects: the same zlib stream handed to `write` a piece at a time as it
+   * is made (each piece valid only during its call), so that it is never held whole either.
+   */
+  deflateInto?(parts: readonly Uint8Array[], write: (piece: Uint8Array) => void): void;
 }
 
 /** Whole-buffer string decoding, where the platform has it natively (Node's Buffer). */

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type { GitPlatform, SyncPlatform } from '../platform';
 import { deflateParts } from './deflate-parts';
+import { deflateRunsInto, streamDeflaterAvailable } from './deflate-stream';
 import { createReusedDeflater, createReusedInflater, streamDeflater, streamInflater, type ReusedDeflater, type ReusedInflater } from './zlib-contexts';
 
 // Made on first use: a process that only reads never builds a deflate context.
@@ -25,6 +26,10 @@ const sync: SyncPlatform = {
     return hash.digest('hex');
   },
   deflateParts,
+  deflateInto(parts, write) {
+    if (streamDeflaterAvailable() && deflateRunsInto(parts, write)) return;
+    for (const run of deflateParts(parts)) write(run);
+  },
   // At git's default level for loose objects (core.looseCompression is 1); gc repacks them later.
   deflate(data) {
     deflater ??= createReusedDeflater() ?? streamDeflater;

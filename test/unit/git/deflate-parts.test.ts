@@ -27,13 +27,16 @@ describe('deflateParts', () => {
     );
   });
 
-  it('a large blob written in parts is the object git writes: same oid, readable, fsck clean', async () => {
+  it('without the streamed deflate, a large blob written in parts is the object git writes: same oid, readable, fsck clean', async () => {
     const r = makeRepo({ files: { 'a.txt': 'a\n' } });
     const content = Buffer.alloc(3 * 1024 * 1024 + 17);
     for (let i = 0; i < content.length; i++) content[i] = (i * 2654435761) >>> 27;
     const repo = await Repository.open({ fs: nodeFs, dir: r.dir, platform: nodePlatform });
     const sync = nodePlatform.sync!;
     const original = sync.deflateParts!;
+    // A Node whose zlib internals differ: the platform has no deflateInto (deflate-stream.ts).
+    const into = sync.deflateInto;
+    delete sync.deflateInto;
     let inParts = 0;
     sync.deflateParts = (parts) => (inParts++, original(parts));
     let oid: string;
@@ -41,6 +44,7 @@ describe('deflateParts', () => {
       oid = await repo.writeBlob(content);
     } finally {
       sync.deflateParts = original;
+      sync.deflateInto = into;
     }
     expect(inParts).toBe(1);
     const expected = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');

@@ -16,6 +16,7 @@
  *     "… and K more files". (Summaries are not computed when the paths alone exceed R.)
  * Files under .forge/ and denied paths (secrets) never appear.
  */
+import type { Bytes } from '../git/byte-runs';
 import type { ToolsConfig } from '../tools';
 import { isVisiblePath, sha256Hex } from '../tools';
 import type { Vfs, VfsEntry } from '../vfs';
@@ -40,7 +41,7 @@ export interface ContextInput {
   budgetTokens?: number;
   /** Default DEFAULT_INSTRUCTIONS. */
   instructions?: string;
-  hashContent?: (bytes: Uint8Array) => Promise<string>;
+  hashContent?: (bytes: Bytes) => Promise<string>;
   signal?: AbortSignal;
 }
 

@@ -1,5 +1,6 @@
 export { Repository, DEFAULT_IDENTITY, type OpenRepositoryOptions, type IdentitySources, type IdentityRole, type Person } from './repository';
 export { ObjectStore, type RawObject } from './object-store';
+export { bytesLength, joinBytes, runsOf, type ByteRuns, type Bytes } from './byte-runs';
 export { RefStore, ZERO_OID, type RefUpdate, type RefValue } from './refs';
 export { gitdirsWithCheckout } from './checkouts';
 export { refNameProblem, isValidRefName } from './ref-name';

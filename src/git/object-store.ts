@@ -9,6 +9,7 @@
 import { ForgeError, toForgeError } from '../errors';
 import { errnoCode, hasSyncApi, joinPath, type FsSync, type GitFs } from './fs';
 import { AsyncObjects } from './async-objects';
+import { bytesLength, joinBytes, runsOf, type Bytes } from './byte-runs';
 import { mkdirp } from './fs-capabilities';
 import { LooseObjects, objectWriteError, tempObjectName, type CompressedObject } from './loose-objects';
 import { frameObject, objectHeader, type ObjectType } from './object-codec';
@@ -127,17 +128,20 @@ export class ObjectStore {
   /**
    * Writes an object (if absent) and returns its oid. As git does, an object that is already
    * there is freshened instead (its file touched), and one that a `git gc` removed since we
-   * listed it is written again: a cached listing never stands in for the file.
+   * listed it is written again: a cached listing never stands in for the file. Content given
+   * as runs (ByteRuns) is joined only when small.
    */
-  async write(type: ObjectType, content: Uint8Array): Promise<string> {
-    if (this.syncFs && content.length >= LARGE_OBJECT_BYTES && this.zlib!.sha1HexParts && (this.zlib!.deflateInto || this.zlib!.deflateParts)) {
+  async write(type: ObjectType, given: Bytes): Promise<string> {
+    const size = bytesLength(given);
+    if (this.writesInParts(size)) {
       // Large: hashed and deflated as header + content, never framed into one more copy.
-      const parts = [objectHeader(type, content.length), content];
-      const oid = this.zlib!.sha1HexParts(parts);
+      const parts = [objectHeader(type, size), ...runsOf(given)];
+      const oid = this.zlib!.sha1HexParts!(parts);
       if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.deflatedRuns(parts));
-      this.remember(oid, type, content);
+      this.remember(oid, type, given);
       return oid;
     }
+    const content = joinBytes(given);
     const framed = frameObject(type, content);
     let oid: string;
     if (this.syncFs) {
@@ -151,6 +155,11 @@ export class ObjectStore {
     return oid;
   }
 
+  /** From LARGE_OBJECT_BYTES, where the platform hashes and deflates parts (the fast path). */
+  private writesInParts(size: number): boolean {
+    return this.syncFs !== null && size >= LARGE_OBJECT_BYTES && this.zlib!.sha1HexParts !== undefined && (this.zlib!.deflateInto !== undefined || this.zlib!.deflateParts !== undefined);
+  }
+
   /** A large object's zlib stream: made into the file a piece at a time where the platform can. */
   private deflatedRuns(parts: readonly Uint8Array[]): CompressedObject {
     const zlib = this.zlib!;
@@ -162,17 +171,17 @@ export class ObjectStore {
    * `git gc --prune=now` that walked the refs before that can delete them (see gc-guard.ts).
    * Bounded: past the budget the oldest are forgotten (they can then only be reported missing).
    */
-  private readonly unsettled = new Map<string, { type: ObjectType; content: Uint8Array }>();
+  private readonly unsettled = new Map<string, { type: ObjectType; content: Bytes }>();
   private unsettledBytes = 0;
 
-  private remember(oid: string, type: ObjectType, content: Uint8Array): void {
+  private remember(oid: string, type: ObjectType, content: Bytes): void {
     if (this.unsettled.has(oid)) return;
     this.unsettled.set(oid, { type, content });
-    this.unsettledBytes += content.length;
+    this.unsettledBytes += bytesLength(content);
     for (const [old, entry] of this.unsettled) {
       if (this.unsettledBytes <= UNSETTLED_BYTES || this.unsettled.size === 1) break;
       this.unsettled.delete(old);
-      this.unsettledBytes -= entry.content.length;
+      this.unsettledBytes -= bytesLength(entry.content);
     }
   }
 
@@ -242,10 +251,15 @@ export class ObjectStore {
   }
 
   /** Writes again, same bytes under the same oid, each of these objects that is not on disk now. */
-  private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Uint8Array }]>): Promise<void> {
+  private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Bytes }]>): Promise<void> {
     for (const [oid, { type, content }] of objects) {
       if (await this.presentNow(oid)) continue;
-      const framed = frameObject(type, content);
+      const size = bytesLength(content);
+      if (this.writesInParts(size)) {
+        this.dirs[0]!.loose!.write(oid, this.deflatedRuns([objectHeader(type, size), ...runsOf(content)]));
+        continue;
+      }
+      const framed = frameObject(type, joinBytes(content));
       if (this.syncFs) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
       else await this.writeAsync(oid, await this.platform.deflate(framed));
     }

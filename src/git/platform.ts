@@ -21,6 +21,8 @@ export interface SyncPlatform {
    * blob framed and deflated whole cost two more copies of it).
    */
   sha1HexParts?(parts: readonly Uint8Array[]): string;
+  /** Optional: the SHA-256 of the parts' concatenation (a large file's new version given as runs). */
+  sha256HexParts?(parts: readonly Uint8Array[]): string;
   deflateParts?(parts: readonly Uint8Array[]): Uint8Array[];
   /**
    * Optional, for large objects: the same zlib stream handed to `write` a piece at a time as it

@@ -3,6 +3,7 @@
  * every read shares (trees by oid, isomorphic-git's cache object inside the store).
  * fs-agnostic: node's fs, memfs, or lightning-fs, with a platform for hashing and zlib.
  */
+import { bytesLength, joinBytes, type Bytes } from './byte-runs';
 import type { GitDate } from './git-date';
 import { ForgeError } from '../errors';
 import { RepoConfig, assertSupportedFormat } from './config';
@@ -75,10 +76,10 @@ export class Repository {
    */
   private largeBlob: { oid: string; bytes: Uint8Array } | null = null;
   /** SHA-256 of the bytes this repository handed out (shared and read-only by contract). */
-  private readonly digests = new WeakMap<Uint8Array, string>();
-  private readonly handedOut = new WeakSet<Uint8Array>();
+  private readonly digests = new WeakMap<Bytes, string>();
+  private readonly handedOut = new WeakSet<Bytes>();
   /** The blob oid of bytes this repository read or wrote: a large blob's SHA-256 is then kept by oid. */
-  private readonly blobOids = new WeakMap<Uint8Array, string>();
+  private readonly blobOids = new WeakMap<Bytes, string>();
   /** SHA-256 of large blobs by oid (also on disk: `<commondir>/forge/cache/sha256/<oid>`). */
   private readonly blobDigests = new Map<string, string>();
 
@@ -176,13 +177,16 @@ export class Repository {
    * hash, the edit's result, the recording view's record). Like readBlob's, such bytes must not
    * be changed afterwards; the tools never do.
    */
-  async sha256Hex(bytes: Uint8Array): Promise<string> {
+  async sha256Hex(bytes: Bytes): Promise<string> {
     const known = this.digests.get(bytes);
     if (known !== undefined) return known;
-    const digest = await this.platform.sha256Hex(bytes);
-    if (this.handedOut.has(bytes) || bytes.length >= REMEMBERED_DIGEST_BYTES) this.digests.set(bytes, digest);
+    const size = bytesLength(bytes);
+    // Runs (a large file's new version around an edit) are hashed run by run where the platform can.
+    const parts = this.platform.sync?.sha256HexParts;
+    const digest = bytes instanceof Uint8Array || parts === undefined ? await this.platform.sha256Hex(joinBytes(bytes)) : parts(bytes);
+    if (this.handedOut.has(bytes) || size >= REMEMBERED_DIGEST_BYTES) this.digests.set(bytes, digest);
     const oid = this.blobOids.get(bytes);
-    if (oid !== undefined && bytes.length >= DIGEST_BY_OID_BYTES) await this.rememberBlobDigest(oid, digest);
+    if (oid !== undefined && size >= DIGEST_BY_OID_BYTES) await this.rememberBlobDigest(oid, digest);
     return digest;
   }
 
@@ -223,12 +227,14 @@ export class Repository {
   /**
    * Writes a blob. A tool reads back what it wrote (hash, size), so the bytes are kept at hand,
    * unless `keep` is false: for what is written and not read again (a session's state file,
-   * megabytes in a long session, would push useful blobs out of the cache).
+   * megabytes in a long session, would push useful blobs out of the cache). Content given as
+   * runs (a large file's new version around an edit) is not kept: joining it is the copy the
+   * runs avoid; a read of it inflates it.
    */
-  async writeBlob(content: Uint8Array, options: { keep?: boolean } = {}): Promise<string> {
+  async writeBlob(content: Bytes, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
     this.blobOids.set(content, oid);
-    if (options.keep !== false) {
+    if (options.keep !== false && content instanceof Uint8Array) {
       const kept = ownBytes(content);
       this.keepBlob(oid, kept);
       this.blobOids.set(kept, oid);

@@ -3,6 +3,7 @@
  * state (mutated in place, so the session commits it with the turn), the configuration, the
  * content hash function and the approval policy.
  */
+import type { Bytes } from '../git/byte-runs';
 import type { SessionState } from '../session/state';
 import type { WritableVfs } from '../vfs/types';
 import { allowReadOnly, type ApprovalPolicy } from './approval';
@@ -17,7 +18,7 @@ export interface ToolContext {
   state: ToolState;
   config: ToolsConfig;
   /** SHA-256 hex of file bytes: the hash read tracking and file_hash use. */
-  hashContent(bytes: Uint8Array): Promise<string>;
+  hashContent(bytes: Bytes): Promise<string>;
   /** The same hash of a blob by its oid, when it is known without reading it (null: read and hash it). */
   hashOfBlob?(oid: string): Promise<string | null>;
   /** Decides side-effecting calls. Default: allowReadOnly() without a callback. */
@@ -34,7 +35,7 @@ export interface ToolContextOptions {
   state?: ToolState;
   /** A ToolsConfig, or a partial config object to parse with defaults. */
   config?: unknown;
-  hashContent?: (bytes: Uint8Array) => Promise<string>;
+  hashContent?: (bytes: Bytes) => Promise<string>;
   hashOfBlob?: (oid: string) => Promise<string | null>;
   approval?: ApprovalPolicy;
 }

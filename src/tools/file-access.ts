@@ -3,6 +3,7 @@
  * and write new content while recording its hash as seen (the model knows what it wrote).
  */
 import { ForgeError } from '../errors';
+import type { Bytes } from '../git/byte-runs';
 import type { FileMode, WriteOptions } from '../vfs/types';
 import type { ToolContext } from './context';
 import { assertFresh, recordSeen } from './read-tracking';
@@ -52,8 +53,8 @@ export function notFound(path: string): ForgeError {
   return new ForgeError('PATH_NOT_FOUND', `No file at ${path}. Use list_files or search to find the right path.`, { data: { path } });
 }
 
-/** Writes and remembers the new content as seen; returns its hash. */
-export async function writeSeen(ctx: ToolContext, path: string, bytes: Uint8Array, options?: WriteOptions): Promise<string> {
+/** Writes and remembers the new content as seen (one buffer or runs in order); returns its hash. */
+export async function writeSeen(ctx: ToolContext, path: string, bytes: Bytes, options?: WriteOptions): Promise<string> {
   await ctx.vfs.writeFile(path, bytes, options);
   const hash = await ctx.hashContent(bytes);
   recordSeen(ctx.state, path, hash);

@@ -4,6 +4,7 @@
  * needs and (2) put everything back when the call fails: a failed call never changes the view.
  */
 import { ForgeError } from '../errors';
+import type { Bytes } from '../git/byte-runs';
 import type { UndoFile } from '../session/state';
 import type { FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from '../vfs/types';
 
@@ -22,7 +23,7 @@ function isFileLike(stat: VfsStat | null): stat is VfsStat & { mode: FileMode } 
 
 export class RecordingVfs implements WritableVfs {
   /** What this call last wrote at each path (a delete forgets it). */
-  private readonly written = new Map<string, Uint8Array>();
+  private readonly written = new Map<string, Bytes>();
   private readonly before = new Map<string, Before>();
 
   constructor(private readonly inner: WritableVfs) {}
@@ -49,7 +50,7 @@ export class RecordingVfs implements WritableVfs {
     return this.inner.diff();
   }
 
-  async writeFile(path: string, content: Uint8Array, options?: WriteOptions): Promise<void> {
+  async writeFile(path: string, content: Bytes, options?: WriteOptions): Promise<void> {
     await this.remember(path);
     await this.inner.writeFile(path, content, options);
     this.written.set(path, content);
@@ -84,7 +85,7 @@ export class RecordingVfs implements WritableVfs {
   }
 
   /** What the call changed, as undo needs it; a path written back to its old content is left out. */
-  async changes(hash: (bytes: Uint8Array) => Promise<string>): Promise<FileChange[]> {
+  async changes(hash: (bytes: Bytes) => Promise<string>): Promise<FileChange[]> {
     const out: FileChange[] = [];
     for (const [path, before] of this.before) {
       if (before.kind === 'other') continue;

@@ -4,6 +4,7 @@
  * NUL bytes as git's own heuristic says, is binary and described rather than dumped or edited.
  */
 import { ForgeError } from '../errors';
+import type { Bytes } from '../git/byte-runs';
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
@@ -70,6 +71,20 @@ export function spliceBytes(bytes: Uint8Array, splice: { start: number; end: num
   out.set(middle, splice.start);
   out.set(bytes.subarray(splice.end), splice.start + middle.length);
   return out;
+}
+
+/** From this size a splice's result stays runs over the old bytes (splicedContent). */
+const SPLICE_RUNS_FROM_BYTES = 1 << 20;
+
+/**
+ * spliceBytes's result as the object store takes it: for a large file, three runs (the old
+ * bytes before the splice, the replacement's UTF-8, the old bytes after it; views of `bytes`,
+ * which must not change) that are hashed and deflated in turn, so that a one-line edit of a
+ * 50 MB file never assembles its new version (issue 30: 48 MiB less at the edit's peak).
+ */
+export function splicedContent(bytes: Uint8Array, splice: { start: number; end: number; replacement: string }): Bytes {
+  if (bytes.length < SPLICE_RUNS_FROM_BYTES) return spliceBytes(bytes, splice);
+  return [bytes.subarray(0, splice.start), encoder.encode(splice.replacement), bytes.subarray(splice.end)];
 }
 
 /** The text of bytes[start, end) (valid UTF-8 cut at character boundaries; a BOM kept). */

@@ -4,6 +4,7 @@
  * know whether a path comes from the base commit or from a pending write.
  * Paths are repo-relative POSIX paths without leading or trailing slash; '' is the root.
  */
+import type { Bytes } from '../git/byte-runs';
 
 /** Git file modes the engine writes. 160000 (gitlink) is only ever preserved, never created. */
 export type FileMode = '100644' | '100755' | '120000';
@@ -57,8 +58,11 @@ export interface WriteOptions {
 }
 
 export interface WritableVfs extends Vfs {
-  /** Creates parent directories as needed; PATH_NOT_DIRECTORY when a parent is a file. */
-  writeFile(path: string, content: Uint8Array, options?: WriteOptions): Promise<void>;
+  /**
+   * Creates parent directories as needed; PATH_NOT_DIRECTORY when a parent is a file. Content
+   * may be runs in order (a large file's new version around an edit, never joined).
+   */
+  writeFile(path: string, content: Bytes, options?: WriteOptions): Promise<void>;
   /** PATH_NOT_FOUND when missing; PATH_IS_DIRECTORY for a directory. */
   deleteFile(path: string): Promise<void>;
   /** Pending changes against the base, sorted by path. A file written back to its base content is not a change. */

@@ -6,7 +6,7 @@
  * no file where a directory is, a directory exists while any file below it does.
  */
 import { ForgeError } from '../errors';
-import type { TreeEntry } from '../git';
+import { bytesLength, type Bytes, type TreeEntry } from '../git';
 import { CommitVfs, entryType } from './commit-vfs';
 import { NullJournal, type Journal, type JournalContent, type JournalEntry } from './journal';
 import type { PendingPin } from './pending-pin';
@@ -245,7 +245,7 @@ export class WorkInProgressVfs implements WritableVfs {
     return out;
   }
 
-  async writeFile(path: string, content: Uint8Array, options: WriteOptions = {}): Promise<void> {
+  async writeFile(path: string, content: Bytes, options: WriteOptions = {}): Promise<void> {
     const p = normalizePath(path);
     for (const ancestor of ancestorsOf(p)) {
       const kind = await this.kindAt(ancestor);
@@ -258,7 +258,7 @@ export class WorkInProgressVfs implements WritableVfs {
     if (kind === 'submodule') throw new ForgeError('PATH_IS_DIRECTORY', `Cannot write "${path}": it is a submodule.`, { data: { path } });
     const mode = options.mode ?? (await this.currentMode(p)) ?? '100644';
     const oid = await this.repo.writeBlob(content);
-    this.writtenSizes.set(oid, content.length);
+    this.writtenSizes.set(oid, bytesLength(content));
     const baseEntry = await this.baseEntryAt(p);
     if (baseEntry && baseEntry.oid === oid && baseEntry.mode === mode) {
       await this.change(p, undefined);

@@ -6,6 +6,7 @@
  * Every mutating call is counted, so a test can assert that a rejected call wrote nothing.
  */
 import { ForgeError } from '../../src/errors';
+import { joinBytes, type Bytes } from '../../src/git/byte-runs';
 import type { EntryMode, FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from '../../src/vfs/types';
 
 type StoredMode = FileMode | '160000';
@@ -150,7 +151,7 @@ export class MemoryVfs implements WritableVfs {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  async writeFile(path: string, content: Uint8Array, options: WriteOptions = {}): Promise<void> {
+  async writeFile(path: string, content: Bytes, options: WriteOptions = {}): Promise<void> {
     this.mutationCount++;
     checkCanonical(path, false);
     const blocker = this.blockingAncestor(path);
@@ -163,7 +164,7 @@ export class MemoryVfs implements WritableVfs {
     }
     const existing = this.entries.get(path);
     const mode: FileMode = options.mode ?? (existing ? (existing.mode as FileMode) : '100644');
-    const bytes = content.slice();
+    const bytes = joinBytes(content).slice();
     const stored = { mode, bytes, oid: await blobOid(bytes) };
     this.history.push(stored);
     this.entries.set(path, stored);

@@ -25,6 +25,11 @@ const sync: SyncPlatform = {
     for (const part of parts) hash.update(part);
     return hash.digest('hex');
   },
+  sha256HexParts(parts) {
+    const hash = createHash('sha256');
+    for (const part of parts) hash.update(part);
+    return hash.digest('hex');
+  },
   deflateParts,
   deflateInto(parts, write) {
     if (streamDeflaterAvailable() && deflateRunsInto(parts, write)) return;

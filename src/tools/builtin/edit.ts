@@ -11,7 +11,7 @@ import { analyzeNewlines, applyLineEditToBytes, applySnippetEdit, unifiedDiff, u
 import { defineTool } from '../define';
 import { loadFile, writeSeen } from '../file-access';
 import { freshnessProblem } from '../read-tracking';
-import { decodeRange, decodeText, encodeText, isUtf8Text, spliceBytes, utf8ByteLength } from '../text-io';
+import { decodeRange, decodeText, encodeText, isUtf8Text, splicedContent, utf8ByteLength } from '../text-io';
 
 const SNIPPET_FIELDS = ['old_snippet', 'new_snippet', 'match_hint'] as const;
 const LINE_FIELDS = ['start_line', 'end_line', 'new_content'] as const;
@@ -132,7 +132,7 @@ export const editTool = defineTool({
     if (!snippetMode) {
       // On the bytes: a one-line edit of a 50 MB file never decodes the file whole (only the
       // changed lines and their context, for the diff), and its new bytes are the old ones
-      // around the new lines, assembled once.
+      // around the new lines: assembled once, or for a large file never (splicedContent).
       const bytes = file.bytes;
       const lines = isUtf8Text(bytes) ? new Utf8Lines(bytes) : null;
       if (lines !== null) newlineKind = lines.newlines.dominant;
@@ -144,7 +144,7 @@ export const editTool = defineTool({
       const { splice } = result;
       const unchanged = decodeRange(bytes, splice.start, splice.end) === splice.replacement;
       const diff = unchanged ? '' : unifiedDiffOfByteSplice(input.path, bytes, splice);
-      const hash = unchanged ? file.hash : await writeSeen(ctx, input.path, spliceBytes(bytes, splice));
+      const hash = unchanged ? file.hash : await writeSeen(ctx, input.path, splicedContent(bytes, splice));
       return {
         action,
         status: 'ok',

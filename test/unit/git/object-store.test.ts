@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inflateSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { isForgeError, type ErrorCode } from '../../../src/errors';
@@ -94,6 +95,29 @@ describe.each(MEMFS_BACKENDS)('ObjectStore on $name', (backend) => {
     const code = await codeOf((await r.open()).readBlob(oid));
     // Our reader names it OBJECT_CORRUPT; isomorphic-git's (portable platform) is translated at the boundary.
     expect(backend.name === 'memfs+node' ? code === 'OBJECT_CORRUPT' : code !== 'non-forge' && code !== 'success').toBe(true);
+  });
+
+  it('writes content given as runs (small: joined; large: hashed and deflated run by run) as the object of their concatenation, and writes it again from the runs when it went missing before a ref reached it', async () => {
+    const r = await backend.make({ files: {} });
+    const repo = await r.open();
+    const large = new Uint8Array(3 * 1024 * 1024 + 5);
+    for (let i = 0; i < large.length; i++) large[i] = 97 + ((i * 7) % 26);
+    for (const whole of [bytes('hello\nworld\n'), large]) {
+      const cut = Math.floor(whole.length / 3);
+      const runs = [whole.subarray(0, cut), whole.subarray(cut, cut + 2), new Uint8Array(0), whole.subarray(cut + 2)];
+      const oid = await new ObjectStore(r.fs, r.gitdir, r.platform).write('blob', runs);
+      expect(oid).toBe(createHash('sha1').update(`blob ${whole.length}\0`).update(whole).digest('hex'));
+      const path = `${r.gitdir}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
+      expect(Buffer.compare(inflateSync(await r.fs.promises.readFile(path)), Buffer.concat([Buffer.from(`blob ${whole.length}\0`), whole]))).toBe(0);
+      // Pruned before any ref reached it: the store writes it again from the runs it holds.
+      const store = repo.objects;
+      const again = await store.write('blob', runs);
+      await r.fs.promises.chmod!(path, 0o644);
+      await r.fs.promises.unlink(path);
+      expect(await store.ensureHeld(again)).toBe(true);
+      expect(Buffer.compare(await (await r.open()).readBlob(oid), whole)).toBe(0);
+    }
+    r.fsck();
   });
 
   it('finds objects by unique prefix and reports ambiguity', async () => {

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyLineEdit, applyLineEditToBytes, TerminatedLines, unifiedDiff, unifiedDiffOfByteSplice } from '../../../src/text';
-import { spliceBytes } from '../../../src/tools/text-io';
+import { splicedContent, spliceBytes } from '../../../src/tools/text-io';
 
 const encoder = new TextEncoder();
 const piece = fc.constantFrom('a', 'bc', ' ', '\t', 'é', '中', '😀', '\ud800', 'x y', '', 'same');
@@ -54,6 +54,25 @@ describe('line-range edits as splices', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('keeps a large file\'s splice as runs over its bytes (never assembled), a small one\'s joined; both are spliceBytes\'s bytes', () => {
+    for (const size of [1000, (1 << 20) + 1000]) {
+      const bytes = new Uint8Array(size).map((_, i) => (i % 40 === 39 ? 10 : 97 + (i % 26)));
+      const splice = { start: 400, end: 440, replacement: 'changed ü\n' };
+      const content = splicedContent(bytes, splice);
+      const expected = Buffer.from(spliceBytes(bytes, splice));
+      if (size < 1 << 20) {
+        expect(content).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(content as Uint8Array)).toEqual(expected);
+      } else {
+        expect(content).not.toBeInstanceOf(Uint8Array);
+        const runs = content as Uint8Array[];
+        expect(runs[0]!.buffer).toBe(bytes.buffer);
+        expect(runs[2]!.buffer).toBe(bytes.buffer);
+        expect(Buffer.concat(runs)).toEqual(expected);
+      }
+    }
   });
 
   it('diffs a one-line edit deep in a long file with the whole file\'s hunk header', () => {

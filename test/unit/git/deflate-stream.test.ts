@@ -10,7 +10,7 @@ import * as nodeFs from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Repository } from '../../../src/git';
+import { ObjectStore, Repository, type GitFs } from '../../../src/git';
 import { deflateRunsInto, streamDeflaterAvailable } from '../../../src/git/node/deflate-stream';
 import { nodePlatform } from '../../../src/git/node/platform';
 import { expectFsckClean } from '../../helpers/fsck';
@@ -58,5 +58,25 @@ describe('deflateRunsInto', () => {
     expect(Buffer.compare(viaGit, content)).toBe(0);
     execFileSync('git', ['update-ref', 'refs/tags/big', oid], { cwd: r.dir });
     expectFsckClean(r.gitdir);
+  });
+
+  it('a streamed write whose temporary file a prune removed midway starts again: the object is whole, nothing left behind', async () => {
+    const r = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const content = randomBytes(3 * 1024 * 1024);
+    let appends = 0;
+    // git's prune removes tmp_obj_* files: the first streamed piece finds ours gone.
+    const appendFileSync = (path: string, data: Uint8Array) => {
+      if (appends++ === 0) {
+        nodeFs.unlinkSync(path);
+        throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      }
+      nodeFs.appendFileSync(path, data);
+    };
+    const fs = { ...nodeFs, appendFileSync } as unknown as GitFs;
+    const oid = await new ObjectStore(fs, r.gitdir, nodePlatform).write('blob', [content.subarray(0, 1000), content.subarray(1000)]);
+    expect(appends).toBeGreaterThan(3);
+    expect(oid).toBe(createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex'));
+    expect(Buffer.compare(execFileSync('git', ['cat-file', 'blob', oid], { cwd: r.dir, maxBuffer: 64 << 20 }), content)).toBe(0);
+    expect(nodeFs.readdirSync(`${r.gitdir}/objects`).filter((n) => n.startsWith('tmp_obj'))).toEqual([]);
   });
 });

@@ -59,16 +59,38 @@ const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist
 // QuickJS, for repository tools alone (see the header); scripts/check-browser.mjs still checks its browser build.
 const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const browser = { ...(await bundleBrowser()), ...(await bundleBrowserRepoTools()) };
+// Node's built-in modules that the CLI's bundles require when a property of theirs is first read,
+// not at load: esbuild's CommonJS output reads an import's property at each use
+// (`(0, import_node_crypto.createHash)(...)`), so a process that never hashes never loads
+// node:crypto (~2-3 ms of start-up), and commander's child_process (~2 ms) waits for an executable
+// subcommand, which forge has none of. The call is renamed to a function of the same length (the
+// source map's columns stay right) defined by the bundle's banner (after "use strict": the bundle
+// stays strict code).
+const LAZY_BUILTINS = ['node:crypto', 'node:child_process'];
+const LAZY_REQUIRE = '__lzreq';
+const LAZY_REQUIRE_DEFINITION = `var ${LAZY_REQUIRE}=(id)=>{let m;const load=()=>m??=require(id);return new Proxy({},{get:(_,k)=>load()[k],has:(_,k)=>k in load(),ownKeys:()=>Reflect.ownKeys(load()),getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(load(),k);return d&&{...d,configurable:true}}})};`;
 // fuse-native: an optional dependency, loaded by `forge mount` alone (its native binary cannot be bundled).
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', 'fuse-native'];
-const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
+const cliOptions = { format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED, banner: { js: `"use strict";${LAZY_REQUIRE_DEFINITION}` } };
+const cli = withLazyBuiltins(await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), ...cliOptions }));
+// A bundle per command group (src/cli/command-groups.ts): what those commands load, nothing else.
+const groups = await commandGroups();
+for (const [group, spec] of Object.entries(groups)) {
+  Object.assign(cli, withLazyBuiltins(await bundle({ entryPoints: [`src/cli/bin-${group}.ts`], outfile: join(dist, `forge-${group}.cjs`), ...cliOptions, plugins: [leaveOutDynamicImports(group, spec.leftOut)] })));
+}
 
 // The worker thread repository tools run in (src/tools/repo/node/worker-main.ts), a file of its
 // own because a Worker starts from a script; QuickJS stays in node_modules, as for the CLI.
 const worker = await bundle({ entryPoints: ['src/tools/repo/node/worker-main.ts'], outfile: join(dist, 'repo-tool-worker.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
-const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
-const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
+// One id for all the CLI's bundles (a rebuild changes them together), in every code cache's name.
+const buildHash = createHash('sha256');
+for (const name of Object.keys(cli).filter((n) => n.endsWith('.cjs')).sort()) buildHash.update(name).update(cli[name]);
+const buildId = buildHash.digest('hex').slice(0, 16);
+const bundleOf = Object.fromEntries(Object.entries(groups).flatMap(([group, spec]) => spec.commands.map((n) => [n, { bundle: `forge-${group}.cjs`, fullBundleFor: spec.fullBundleFor }])));
+const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8')
+  .replace("'__FORGE_BUILD_ID__'", `'${buildId}'`)
+  .replace('__FORGE_BUNDLE_OF__', JSON.stringify(bundleOf));
 // `node dist/cli.js` (the bin before the launcher became CommonJS) still works: it loads dist/cli.cjs.
 const esmEntry = "#!/usr/bin/env node\n// The forge CLI is dist/cli.cjs (package.json's bin); this file keeps `node dist/cli.js` working.\nimport { createRequire } from 'node:module';\n\ncreateRequire(import.meta.url)('./cli.cjs');\n";
 
@@ -81,6 +103,56 @@ for (const name of readdirSync(dist)) {
 }
 
 emitDeclarations();
+
+/** src/cli/command-groups.ts's COMMAND_GROUPS, read from the source: the launcher's table and the bundles' entries agree with it. */
+async function commandGroups() {
+  const result = await build({ entryPoints: ['src/cli/command-groups.ts'], bundle: true, format: 'esm', write: false, logLevel: 'warning' });
+  const { COMMAND_GROUPS } = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
+  return COMMAND_GROUPS;
+}
+
+/** The CLI bundle's `require("node:crypto")`s (LAZY_BUILTINS) as `__lzreq("node:crypto")`. */
+function withLazyBuiltins(files) {
+  return Object.fromEntries(
+    Object.entries(files).map(([name, contents]) => {
+      if (!name.endsWith('.cjs')) return [name, contents];
+      let text = Buffer.from(contents).toString('utf8');
+      if (text.split(LAZY_REQUIRE).length !== 2) throw new Error(`${name}: ${LAZY_REQUIRE} is already a name in the bundle`);
+      for (const id of LAZY_BUILTINS) text = text.replaceAll(`require(${JSON.stringify(id)})`, `${LAZY_REQUIRE}(${JSON.stringify(id)})`);
+      return [name, text];
+    }),
+  );
+}
+
+/**
+ * A group bundle without the modules only its dynamic imports reach (what the group's
+ * `fullBundleFor` options need; the launcher runs dist/forge.cjs for those): each becomes a module
+ * that throws, as a bug, if it ever runs. The build fails on a dynamic import that the group does
+ * not list in `leftOut`, so that a new one on a group command's path is routed, not shipped broken.
+ */
+function leaveOutDynamicImports(group, leftOut) {
+  return {
+    name: 'leave-out-dynamic-imports',
+    setup(b) {
+      const seen = new Set();
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const key = `${relative(process.cwd(), args.importer)}:${args.path}`;
+        if (!leftOut.includes(key)) return { errors: [{ text: `forge-${group}.cjs: ${key} is a dynamic import the group does not list (src/cli/command-groups.ts: leftOut, and the options that reach it in fullBundleFor)` }] };
+        seen.add(key);
+        return { path: key, namespace: 'left-out' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`forge-${group}.cjs does not hold ${args.path}: the launcher runs dist/forge.cjs for ${group}'s options that need it`)});`,
+        loader: 'js',
+      }));
+      b.onEnd((result) => {
+        const unused = leftOut.filter((key) => !seen.has(key));
+        if (result.errors.length === 0 && unused.length > 0) result.errors.push({ text: `forge-${group}.cjs: leftOut lists ${unused.join(', ')}, which no module of the group imports` });
+      });
+    },
+  };
+}
 
 function filesBelow(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesBelow(join(dir, e.name)) : [join(dir, e.name)]));

@@ -21,10 +21,20 @@
 //  - dist/browser-repo-tools.js: `forge-engine/browser/repo-tools`, the QuickJS sandbox alone
 //    (dist/browser.js has no QuickJS import at all, so vite emits no .wasm for an app that never
 //    runs a repository tool); it imports ForgeError from ./browser.js;
-//  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
-//    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
-//    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
-//    cache directory (see cli-launcher.cjs), never in dist/ or the package;
+//  - dist/forge-<group>.cjs: a bundle per command group of src/cli/command-groups.ts (view: cat,
+//    ls, materialize; merge: merge, diff), from src/cli/bin-<group>.ts, with only what those
+//    commands import statically: the modules that only their dynamic imports reach are left out
+//    (the group's `leftOut`; the build fails on any other dynamic import), and the launcher runs
+//    forge.cjs for the options that reach them (`fullBundleFor`, e.g. `cat --session`).
+//    forge-view.cjs is ~190 KB against forge.cjs's 1.7 MB: `forge cat`'s own CPU time (beyond
+//    `node -e 0`) went from ~35 ms to ~16 ms (docs/PERFORMANCE.md, "Forge's own time");
+//  - in every CLI bundle, node:crypto and node:child_process are required when first used, not
+//    at load (LAZY_BUILTINS below): ~2-3 ms each of start-up that `forge cat` never needed;
+//  - dist/cli.cjs: the `forge` executable (package.json's bin), a launcher that picks the bundle
+//    from the command word (after the global options) and runs it through a V8 code cache (Node
+//    20 has no module compile cache): compiling forge.cjs costs ~40 ms, loading it from the cache
+//    ~15 ms. The caches live in the user's cache directory (see cli-launcher.cjs), one per bundle,
+//    never in dist/ or the package;
 //  - dist/types: the library's declarations (tsc, tsconfig.build.json), what package.json's
 //    "exports" give TypeScript consumers. Relative specifiers get the `.js` / `/index.js` that
 //    node16/nodenext resolution requires in an ES module package.
@@ -32,14 +42,15 @@
 // none; the CLI's linked map stays in dist/ for debugging in a clone and is not packed
 // (2.6 MB that a CLI user never steps through).
 // Files are replaced atomically (temp + rename), so a build never leaves a half-written dist/
-// under a running process. The cache file name carries a hash of forge.cjs: V8 validates a
-// cache against the source length only, so a rebuilt bundle must never meet an old cache.
+// under a running process. The cache file names carry one hash of all the CLI's bundles (the
+// build id): V8 validates a cache against the source length only, so a rebuilt bundle must never
+// meet an old cache.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 const dist = 'dist';
 mkdirSync(dist, { recursive: true });
@@ -137,7 +148,7 @@ function leaveOutDynamicImports(group, leftOut) {
       const seen = new Set();
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind !== 'dynamic-import') return undefined;
-        const key = `${relative(process.cwd(), args.importer)}:${args.path}`;
+        const key = `${relative(process.cwd(), args.importer).split(sep).join('/')}:${args.path}`;
         if (!leftOut.includes(key)) return { errors: [{ text: `forge-${group}.cjs: ${key} is a dynamic import the group does not list (src/cli/command-groups.ts: leftOut, and the options that reach it in fullBundleFor)` }] };
         seen.add(key);
         return { path: key, namespace: 'left-out' };

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 'use strict';
-// When the process got here (the runtime's start), for FORGE_TIMING_FILE (src/cli/phase-timing.ts).
+// When the process got here (the runtime's start), for FORGE_TIMING_FILE (src/cli/phase-timing.ts);
+// only then: the global `performance` loads perf_hooks (~1 ms).
 if (process.env.FORGE_TIMING_FILE !== undefined) globalThis[Symbol.for('forge.launched')] = performance.now();
 // The `forge` executable (dist/cli.cjs; CommonJS: an ES module entry costs Node ~7 ms more CPU to
-// resolve and link, measured on `forge cat`): runs dist/forge.cjs with a V8 code cache, written after the first run
-// and whenever V8 rejects it (another Node version). The cache goes to the user's cache
-// directory ($XDG_CACHE_HOME/forge, else ~/.cache/forge; %LOCALAPPDATA%\forge on Windows),
-// never beside the bundle: the package directory may be read-only, shared, or about to be packed
-// (an earlier launcher's caches landed in the repository and the tarball). Its name carries
-// the build id (a hash of forge.cjs, set by scripts/build.mjs): V8 checks a cache against the
-// source length only, so a rebuilt bundle must never meet an old cache. A cache that cannot be
-// written only costs start-up time.
+// resolve and link, measured on `forge cat`): runs the bundle for the command (a group's own,
+// e.g. dist/forge-view.cjs for cat, else dist/forge.cjs; see bundleFor) with a V8 code cache,
+// written after the first run and whenever V8 rejects it (another Node version). The caches go
+// to the user's cache directory ($XDG_CACHE_HOME/forge, else ~/.cache/forge; %LOCALAPPDATA%\forge
+// on Windows), never beside the bundles: the package directory may be read-only, shared, or
+// about to be packed (an earlier launcher's caches landed in the repository and the tarball).
+// A cache's name is its bundle's and the build id (a hash of all the CLI's bundles, set by
+// scripts/build.mjs): V8 checks a cache against the source length only, so a rebuilt bundle
+// must never meet an old cache. A cache that cannot be written only costs start-up time.
 const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { homedir } = require('node:os');

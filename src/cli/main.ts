@@ -1,13 +1,13 @@
 /** The `forge` command line: a thin adapter over the library (argument parsing, output, exit codes). */
 import type { Command } from 'commander';
-import { COMMAND_GROUPS } from './command-groups';
 import { buildProgramFrom, runCli, type CommandTable } from './program';
 
 /**
  * Each command's module, by the names it registers. A command's module is loaded only when that
  * command runs (all of them for help or an unknown command): `forge ls` does not build the zod
  * schemas of the session state and the tools, nor load the agent or the merge code (~20 ms of a
- * ~100 ms run). The groups of command-groups.ts also have bundles of their own (bin-view.ts, ...).
+ * ~100 ms run). The groups of command-groups.ts also have bundles of their own (bin-view.ts,
+ * bin-merge.ts), which register the same modules.
  */
 const COMMANDS: CommandTable = [
   [['session'], async () => (await import('./commands/session')).registerSession],
@@ -16,7 +16,7 @@ const COMMANDS: CommandTable = [
   [['undo'], async () => (await import('./commands/undo')).registerUndo],
   [['log', 'show', 'resume'], async () => (await import('./commands/history')).registerHistory],
   [['merge', 'rebase', 'diff'], async () => (await import('./commands/merge')).registerMerge],
-  [COMMAND_GROUPS.view.commands, async () => (await import('./commands/view')).registerView],
+  [['cat', 'ls', 'materialize'], async () => (await import('./commands/view')).registerView],
   [['tools'], async () => (await import('./commands/tools')).registerTools],
   [['mcp'], async () => (await import('./commands/mcp')).registerMcp],
   [['completion'], async () => (await import('./commands/completion')).registerCompletion],

@@ -29,7 +29,7 @@
 //    forge-view.cjs is ~190 KB against forge.cjs's 1.7 MB: `forge cat`'s own CPU time (beyond
 //    `node -e 0`) went from ~35 ms to ~16 ms (docs/PERFORMANCE.md, "Forge's own time");
 //  - in every CLI bundle, node:crypto and node:child_process are required when first used, not
-//    at load (LAZY_BUILTINS below): ~2-3 ms each of start-up that `forge cat` never needed;
+//    at load (scripts/cli-bundles.mjs): ~2-3 ms each of start-up that `forge cat` never needed;
 //  - dist/cli.cjs: the `forge` executable (package.json's bin), a launcher that picks the bundle
 //    from the command word (after the global options) and runs it through a V8 code cache (Node
 //    20 has no module compile cache): compiling forge.cjs costs ~40 ms, loading it from the cache
@@ -48,9 +48,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
+import { LAZY_BUILTINS_BANNER, leaveOutDynamicImports, withLazyBuiltins } from './cli-bundles.mjs';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const dist = 'dist';
 mkdirSync(dist, { recursive: true });
@@ -70,19 +71,9 @@ const library = await bundle({ entryPoints: ['src/index.ts'], outfile: join(dist
 // QuickJS, for repository tools alone (see the header); scripts/check-browser.mjs still checks its browser build.
 const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 const browser = { ...(await bundleBrowser()), ...(await bundleBrowserRepoTools()) };
-// Node's built-in modules that the CLI's bundles require when a property of theirs is first read,
-// not at load: esbuild's CommonJS output reads an import's property at each use
-// (`(0, import_node_crypto.createHash)(...)`), so a process that never hashes never loads
-// node:crypto (~2-3 ms of start-up), and commander's child_process (~2 ms) waits for an executable
-// subcommand, which forge has none of. The call is renamed to a function of the same length (the
-// source map's columns stay right) defined by the bundle's banner (after "use strict": the bundle
-// stays strict code).
-const LAZY_BUILTINS = ['node:crypto', 'node:child_process'];
-const LAZY_REQUIRE = '__lzreq';
-const LAZY_REQUIRE_DEFINITION = `var ${LAZY_REQUIRE}=(id)=>{let m;const load=()=>m??=require(id);return new Proxy({},{get:(_,k)=>load()[k],has:(_,k)=>k in load(),ownKeys:()=>Reflect.ownKeys(load()),getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(load(),k);return d&&{...d,configurable:true}}})};`;
 // fuse-native: an optional dependency, loaded by `forge mount` alone (its native binary cannot be bundled).
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', 'fuse-native'];
-const cliOptions = { format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED, banner: { js: `"use strict";${LAZY_REQUIRE_DEFINITION}` } };
+const cliOptions = { format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED, banner: { js: LAZY_BUILTINS_BANNER } };
 const cli = withLazyBuiltins(await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), ...cliOptions }));
 // A bundle per command group (src/cli/command-groups.ts): what those commands load, nothing else.
 const groups = await commandGroups();
@@ -120,49 +111,6 @@ async function commandGroups() {
   const result = await build({ entryPoints: ['src/cli/command-groups.ts'], bundle: true, format: 'esm', write: false, logLevel: 'warning' });
   const { COMMAND_GROUPS } = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
   return COMMAND_GROUPS;
-}
-
-/** The CLI bundle's `require("node:crypto")`s (LAZY_BUILTINS) as `__lzreq("node:crypto")`. */
-function withLazyBuiltins(files) {
-  return Object.fromEntries(
-    Object.entries(files).map(([name, contents]) => {
-      if (!name.endsWith('.cjs')) return [name, contents];
-      let text = Buffer.from(contents).toString('utf8');
-      if (text.split(LAZY_REQUIRE).length !== 2) throw new Error(`${name}: ${LAZY_REQUIRE} is already a name in the bundle`);
-      for (const id of LAZY_BUILTINS) text = text.replaceAll(`require(${JSON.stringify(id)})`, `${LAZY_REQUIRE}(${JSON.stringify(id)})`);
-      return [name, text];
-    }),
-  );
-}
-
-/**
- * A group bundle without the modules only its dynamic imports reach (what the group's
- * `fullBundleFor` options need; the launcher runs dist/forge.cjs for those): each becomes a module
- * that throws, as a bug, if it ever runs. The build fails on a dynamic import that the group does
- * not list in `leftOut`, so that a new one on a group command's path is routed, not shipped broken.
- */
-function leaveOutDynamicImports(group, leftOut) {
-  return {
-    name: 'leave-out-dynamic-imports',
-    setup(b) {
-      const seen = new Set();
-      b.onResolve({ filter: /.*/ }, (args) => {
-        if (args.kind !== 'dynamic-import') return undefined;
-        const key = `${relative(process.cwd(), args.importer).split(sep).join('/')}:${args.path}`;
-        if (!leftOut.includes(key)) return { errors: [{ text: `forge-${group}.cjs: ${key} is a dynamic import the group does not list (src/cli/command-groups.ts: leftOut, and the options that reach it in fullBundleFor)` }] };
-        seen.add(key);
-        return { path: key, namespace: 'left-out' };
-      });
-      b.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
-        contents: `throw new Error(${JSON.stringify(`forge-${group}.cjs does not hold ${args.path}: the launcher runs dist/forge.cjs for ${group}'s options that need it`)});`,
-        loader: 'js',
-      }));
-      b.onEnd((result) => {
-        const unused = leftOut.filter((key) => !seen.has(key));
-        if (result.errors.length === 0 && unused.length > 0) result.errors.push({ text: `forge-${group}.cjs: leftOut lists ${unused.join(', ')}, which no module of the group imports` });
-      });
-    },
-  };
 }
 
 function filesBelow(dir) {

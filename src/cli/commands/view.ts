@@ -15,6 +15,7 @@ interface ViewOptions extends CommonOptions {
   session?: string;
 }
 
+/** --session opens the store, which dist/forge-view.cjs leaves out: an option that reaches openStore belongs in command-groups.ts's `fullBundleFor`. */
 async function openView(options: ViewOptions): Promise<Vfs> {
   if (options.rev !== undefined && options.session !== undefined) throw new ForgeError('INVALID_ARGUMENT', 'Give --rev or --session, not both.');
   if (options.session !== undefined) return (await (await openStore(options)).open(options.session, { readOnly: true })).vfs;

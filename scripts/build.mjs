@@ -24,7 +24,7 @@
 //  - dist/forge-<group>.cjs: a bundle per command group of src/cli/command-groups.ts (view: cat,
 //    ls, materialize; merge: merge, diff), from src/cli/bin-<group>.ts, with only what those
 //    commands import statically: the modules that only their dynamic imports reach are left out
-//    (the group's `leftOut`; the build fails on any other dynamic import), and the launcher runs
+//    (those the group lists in `leftOut`; any other is bundled as usual), and the launcher runs
 //    forge.cjs for the options that reach them (`fullBundleFor`, e.g. `cat --session`).
 //    forge-view.cjs is ~190 KB against forge.cjs's 1.7 MB: `forge cat`'s own CPU time (beyond
 //    `node -e 0`) went from ~35 ms to ~16 ms (docs/PERFORMANCE.md, "Forge's own time");

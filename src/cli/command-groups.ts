@@ -1,16 +1,16 @@
 /**
  * The commands that have a bundle of their own (dist/forge-<group>.cjs, scripts/build.mjs): for a
- * command of a group the launcher (scripts/cli-launcher.cjs) runs that bundle, which holds only
- * what those commands load statically, and dist/forge.cjs for every other command, help, an unknown
- * word, and a group's command given one of its `fullBundleFor` options (those that reach the
- * modules the group bundle leaves out: its dynamic imports). Loading less is most of what
- * `forge cat` can save of its own time (issue 30).
+ * command of a group the launcher (scripts/cli-launcher.cjs) runs that bundle, which holds what
+ * those commands load but the modules that only its `leftOut` dynamic imports reach, and
+ * dist/forge.cjs for every other command, help, an unknown word, and a group's command given one
+ * of its `fullBundleFor` options (those that reach the left-out modules). Loading less is most of
+ * what `forge cat` can save of its own time (issue 30).
  */
 export interface CommandGroupSpec {
   readonly commands: readonly string[];
   /** Options (`--x` or `--x=...`, anywhere after the command) that need modules this bundle leaves out. */
   readonly fullBundleFor: readonly string[];
-  /** The dynamic imports the group bundle leaves out, as written in their importer (the build fails on any other). */
+  /** The dynamic imports the group bundle leaves out ("importer:specifier"; any other is bundled as usual, the build fails on a listed one that is gone). */
   readonly leftOut: readonly string[];
 }
 

@@ -21,10 +21,20 @@
 //  - dist/browser-repo-tools.js: `forge-engine/browser/repo-tools`, the QuickJS sandbox alone
 //    (dist/browser.js has no QuickJS import at all, so vite emits no .wasm for an app that never
 //    runs a repository tool); it imports ForgeError from ./browser.js;
-//  - dist/cli.js: the `forge` executable, a launcher that runs forge.cjs through a V8 code
-//    cache (Node 20 has no module compile cache): compiling the 1.1 MB bundle costs ~40 ms,
-//    loading it from the cache ~15 ms. See docs/PERFORMANCE.md. The cache lives in the user's
-//    cache directory (see cli-launcher.cjs), never in dist/ or the package;
+//  - dist/forge-<group>.cjs: a bundle per command group of src/cli/command-groups.ts (view: cat,
+//    ls, materialize; merge: merge, diff), from src/cli/bin-<group>.ts, with only what those
+//    commands import statically: the modules that only their dynamic imports reach are left out
+//    (those the group lists in `leftOut`; any other is bundled as usual), and the launcher runs
+//    forge.cjs for the options that reach them (`fullBundleFor`, e.g. `cat --session`).
+//    forge-view.cjs is ~190 KB against forge.cjs's 1.7 MB: `forge cat`'s own CPU time (beyond
+//    `node -e 0`) went from ~35 ms to ~16 ms (docs/PERFORMANCE.md, "Forge's own time");
+//  - in every CLI bundle, node:crypto and node:child_process are required when first used, not
+//    at load (scripts/cli-bundles.mjs): ~2-3 ms each of start-up that `forge cat` never needed;
+//  - dist/cli.cjs: the `forge` executable (package.json's bin), a launcher that picks the bundle
+//    from the command word (after the global options) and runs it through a V8 code cache (Node
+//    20 has no module compile cache): compiling forge.cjs costs ~40 ms, loading it from the cache
+//    ~15 ms. The caches live in the user's cache directory (see cli-launcher.cjs), one per bundle,
+//    never in dist/ or the package;
 //  - dist/types: the library's declarations (tsc, tsconfig.build.json), what package.json's
 //    "exports" give TypeScript consumers. Relative specifiers get the `.js` / `/index.js` that
 //    node16/nodenext resolution requires in an ES module package.
@@ -32,11 +42,13 @@
 // none; the CLI's linked map stays in dist/ for debugging in a clone and is not packed
 // (2.6 MB that a CLI user never steps through).
 // Files are replaced atomically (temp + rename), so a build never leaves a half-written dist/
-// under a running process. The cache file name carries a hash of forge.cjs: V8 validates a
-// cache against the source length only, so a rebuilt bundle must never meet an old cache.
+// under a running process. The cache file names carry one hash of all the CLI's bundles (the
+// build id): V8 validates a cache against the source length only, so a rebuilt bundle must never
+// meet an old cache.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
+import { LAZY_BUILTINS_BANNER, leaveOutDynamicImports, withLazyBuiltins } from './cli-bundles.mjs';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -61,14 +73,26 @@ const BROWSER_LOADED_WHEN_NEEDED = ['quickjs-emscripten-core', '@jitl/quickjs-wa
 const browser = { ...(await bundleBrowser()), ...(await bundleBrowserRepoTools()) };
 // fuse-native: an optional dependency, loaded by `forge mount` alone (its native binary cannot be bundled).
 const LOADED_WHEN_NEEDED = ['isomorphic-git', '@modelcontextprotocol/sdk', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', 'fuse-native'];
-const cli = await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
+const cliOptions = { format: 'cjs', sourcemap: 'linked', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED, banner: { js: LAZY_BUILTINS_BANNER } };
+const cli = withLazyBuiltins(await bundle({ entryPoints: ['src/cli/bin.ts'], outfile: join(dist, 'forge.cjs'), ...cliOptions }));
+// A bundle per command group (src/cli/command-groups.ts): what those commands load, nothing else.
+const groups = await commandGroups();
+for (const [group, spec] of Object.entries(groups)) {
+  Object.assign(cli, withLazyBuiltins(await bundle({ entryPoints: [`src/cli/bin-${group}.ts`], outfile: join(dist, `forge-${group}.cjs`), ...cliOptions, plugins: [leaveOutDynamicImports(group, spec.leftOut)] })));
+}
 
 // The worker thread repository tools run in (src/tools/repo/node/worker-main.ts), a file of its
 // own because a Worker starts from a script; QuickJS stays in node_modules, as for the CLI.
 const worker = await bundle({ entryPoints: ['src/tools/repo/node/worker-main.ts'], outfile: join(dist, 'repo-tool-worker.cjs'), format: 'cjs', minifyWhitespace: true, minifySyntax: true, external: LOADED_WHEN_NEEDED });
 
-const buildId = createHash('sha256').update(cli['forge.cjs']).digest('hex').slice(0, 16);
-const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8').replace("'__FORGE_BUILD_ID__'", `'${buildId}'`);
+// One id for all the CLI's bundles (a rebuild changes them together), in every code cache's name.
+const buildHash = createHash('sha256');
+for (const name of Object.keys(cli).filter((n) => n.endsWith('.cjs')).sort()) buildHash.update(name).update(cli[name]);
+const buildId = buildHash.digest('hex').slice(0, 16);
+const bundleOf = Object.fromEntries(Object.entries(groups).flatMap(([group, spec]) => spec.commands.map((n) => [n, { bundle: `forge-${group}.cjs`, fullBundleFor: spec.fullBundleFor }])));
+const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8')
+  .replace("'__FORGE_BUILD_ID__'", `'${buildId}'`)
+  .replace('__FORGE_BUNDLE_OF__', JSON.stringify(bundleOf));
 // `node dist/cli.js` (the bin before the launcher became CommonJS) still works: it loads dist/cli.cjs.
 const esmEntry = "#!/usr/bin/env node\n// The forge CLI is dist/cli.cjs (package.json's bin); this file keeps `node dist/cli.js` working.\nimport { createRequire } from 'node:module';\n\ncreateRequire(import.meta.url)('./cli.cjs');\n";
 
@@ -81,6 +105,13 @@ for (const name of readdirSync(dist)) {
 }
 
 emitDeclarations();
+
+/** src/cli/command-groups.ts's COMMAND_GROUPS, read from the source: the launcher's table and the bundles' entries agree with it. */
+async function commandGroups() {
+  const result = await build({ entryPoints: ['src/cli/command-groups.ts'], bundle: true, format: 'esm', write: false, logLevel: 'warning' });
+  const { COMMAND_GROUPS } = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
+  return COMMAND_GROUPS;
+}
 
 function filesBelow(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesBelow(join(dir, e.name)) : [join(dir, e.name)]));

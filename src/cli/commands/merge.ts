@@ -1,6 +1,9 @@
 /** forge merge <session> | rebase <session> | diff <session> : bring session work into branches, and back. */
 import type { Command } from 'commander';
-import { formatStat, mergeBranches, mergeSession, rebaseSession, sessionDiff, type MergeConflict, type MergeOptions, type MergeResult, type RebaseResult } from '../../branches';
+import { mergeBranches, mergeSession, type MergeOptions, type MergeResult } from '../../branches/merge';
+import type { RebaseResult } from '../../branches/rebase';
+import { formatStat, sessionDiff } from '../../branches/session-diff';
+import type { MergeConflict } from '../../branches/types';
 import { resolveFetchedSession } from '../../remote';
 import { nodeWorktreeSync } from '../../branches/node/worktree-sync';
 import { ForgeError } from '../../errors';
@@ -119,6 +122,7 @@ export function registerMerge(program: Command): void {
     .option('--onto <ref>', 'the new base (default: HEAD)')
     .action(async (id: string, options: CommonOptions & { onto?: string }) => {
       const repo = await openRepository(options);
+      const { rebaseSession } = await import('../../branches/rebase');
       const result = await rebaseSession(repo, id, { ...(options.onto !== undefined ? { onto: options.onto } : {}), worktree: nodeWorktreeSync() });
       emit(options, result, () => rebaseText(result));
       if (result.status === 'conflict') conflictExit();

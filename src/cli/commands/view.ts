@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { ForgeError } from '../../errors';
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
-import { CommitVfs, materialize, type Vfs } from '../../vfs';
+import { CommitVfs } from '../../vfs/commit-vfs';
+import { materialize } from '../../vfs/materialize';
+import type { Vfs } from '../../vfs/types';
 import { common } from '../common';
 import { emit, type CommonOptions } from '../io';
 import { openRepository, openStore } from '../open';
@@ -13,6 +15,7 @@ interface ViewOptions extends CommonOptions {
   session?: string;
 }
 
+/** --session opens the store, which dist/forge-view.cjs leaves out: an option that reaches openStore belongs in command-groups.ts's `fullBundleFor`. */
 async function openView(options: ViewOptions): Promise<Vfs> {
   if (options.rev !== undefined && options.session !== undefined) throw new ForgeError('INVALID_ARGUMENT', 'Give --rev or --session, not both.');
   if (options.session !== undefined) return (await (await openStore(options)).open(options.session, { readOnly: true })).vfs;

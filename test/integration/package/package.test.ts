@@ -47,6 +47,12 @@ describe('the package', () => {
     expect(readFileSync('LICENSE', 'utf8').split('\n')[0]).toBe(`${pkg.license} License`);
   });
 
+  it('packs every bundle the launcher may run (the group bundles beside forge.cjs)', () => {
+    const named = [...new Set(readFileSync('dist/cli.cjs', 'utf8').match(/forge-[a-z]+\.cjs/g) ?? [])];
+    expect(named.length).toBeGreaterThan(0);
+    for (const name of named) expect(files.map((f) => f.path)).toContain(`dist/${name}`);
+  });
+
   it('packs no source maps, code caches, temporary files, build info or sources', () => {
     const unwanted = files.map((f) => f.path).filter((p) => /\.(map|cache|tmp|tsbuildinfo)$/.test(p) || p.startsWith('src/') || p.startsWith('test/') || /(^|\/)\./.test(p));
     expect(unwanted).toEqual([]);

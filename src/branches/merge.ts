@@ -9,7 +9,7 @@
  */
 import { ForgeError } from '../errors';
 import { ZERO_OID, type Repository, type Signature, type TreeEntry } from '../git';
-import { SESSION_DIR, SESSION_REF_PREFIX, sessionRef, validateSessionId } from '../session';
+import { SESSION_DIR, SESSION_REF_PREFIX, sessionRef, validateSessionId } from '../session/ids';
 import { mergeBases, repositoryGraph } from './merge-base';
 import { findRenameHazards } from './rename-hazards';
 import { mergeTrees, writeMergedTree } from './tree-merge';

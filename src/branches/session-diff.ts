@@ -5,7 +5,8 @@
  * not the code.
  */
 import { diffTrees, type Repository } from '../git';
-import { filePatches, SESSION_DIR, type FilePatch } from '../session';
+import { filePatches, type FilePatch } from '../session/file-patches';
+import { SESSION_DIR } from '../session/ids';
 import { resolveSessionSource, singleMergeBase } from './merge';
 
 export interface SessionDiff {

@@ -147,14 +147,17 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  */
 export function withSyncPromises(fs: GitFs): GitFs {
   if (!hasSyncApi(fs)) return fs;
-  const p = fs.promises;
+  // Read when first needed: node's fs.promises getter loads fs/promises (and readline), ~1-2 ms
+  // of a `forge cat` that never calls it.
+  let promisesApi: FsPromises | undefined;
+  const p = (): FsPromises => (promisesApi ??= fs.promises);
   const extra = fs as Partial<ExtraSync>;
   const promises: FsPromises = {
     readFile: (async (path: string, options?: unknown) => {
       const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
       if (encoding === undefined || encoding === null) return fs.readFileSync(path);
       if (encoding === 'utf8' || encoding === 'utf-8') return utf8.decode(fs.readFileSync(path));
-      return p.readFile(path, options as 'utf8');
+      return p().readFile(path, options as 'utf8');
     }) as FsPromises['readFile'],
     writeFile: async (path, data, options) => fs.writeFileSync(path, data, typeof options === 'string' ? undefined : options),
     mkdir: async (path, options) => fs.mkdirSync(path, options),
@@ -163,13 +166,15 @@ export function withSyncPromises(fs: GitFs): GitFs {
     unlink: async (path) => fs.unlinkSync(path),
     chmod: async (path, mode) => fs.chmodSync(path, mode),
     appendFile: async (path, data) => fs.appendFileSync(path, data),
-    ...(fs.truncateSync ? { truncate: async (path: string, length: number) => fs.truncateSync!(path, length) } : p.truncate ? { truncate: (path: string, length: number) => p.truncate!(path, length) } : {}),
-    rmdir: extra.rmdirSync ? async (path, options) => extra.rmdirSync!(path, options) : (path, options) => p.rmdir(path, options),
-    stat: extra.statSync ? async (path) => extra.statSync!(path) : (path) => p.stat(path),
-    lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p.lstat(path),
-    readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p.readlink(path),
-    symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p.symlink(target, path),
-    ...(p.flush ? { flush: () => p.flush!() } : {}),
+    ...(fs.truncateSync ? { truncate: async (path: string, length: number) => fs.truncateSync!(path, length) } : p().truncate ? { truncate: (path: string, length: number) => p().truncate!(path, length) } : {}),
+    rmdir: extra.rmdirSync ? async (path, options) => extra.rmdirSync!(path, options) : (path, options) => p().rmdir(path, options),
+    stat: extra.statSync ? async (path) => extra.statSync!(path) : (path) => p().stat(path),
+    lstat: extra.lstatSync ? async (path) => extra.lstatSync!(path) : (path) => p().lstat(path),
+    readlink: extra.readlinkSync ? async (path) => extra.readlinkSync!(path) : (path) => p().readlink(path),
+    symlink: extra.symlinkSync ? async (target, path) => extra.symlinkSync!(target, path) : (target, path) => p().symlink(target, path),
+    flush: async () => {
+      await p().flush?.();
+    },
   };
   // Bound: memfs's calls are methods of its volume.
   const calls = Object.fromEntries(SYNC_CALLS.map((name) => [name, (fs[name] as (...args: unknown[]) => unknown).bind(fs)])) as unknown as FsSync;

@@ -91,4 +91,65 @@ describe('lazily read pack index', () => {
     expect((await again.readCommit(head)).tree).toBe(tree);
     expect((await repo.readCommit(git(r.dir, ['rev-parse', 'HEAD']).stdout.trim())).tree).toBe(tree);
   });
+
+  it('the first lookups in a big bucket read a stretch of it (a few KB), and every answer equals the whole index', () => {
+    // A synthetic version-2 index of 120,320 objects (470 per bucket, as in a real pack of that size).
+    const bytes = syntheticIndex(256 * 470);
+    const whole = new PackIndex(bytes, 'synthetic.idx');
+    const reader = recordingReader(bytes);
+    const lazy = PackIndex.open('synthetic.idx', bytes.length, reader.read);
+    const names = (p: number) => Buffer.from(whole.oidAt(p), 'hex');
+    // One present and one absent oid per bucket: each bucket's first two lookups are sparse.
+    for (let bucket = 0; bucket < 256; bucket++) {
+      const p = (whole.count / 256) * bucket + 137;
+      expect(lazy.find(names(p))).toBe(p);
+      expect(lazy.offsetAt(p)).toBe(whole.offsetAt(p));
+      const absent = names(p);
+      absent[19] ^= 0x01;
+      expect(lazy.find(absent)).toBe(whole.find(absent));
+    }
+    // Beyond the header: stretches of under a quarter of a bucket's names, and single offsets.
+    expect(Math.max(...reader.reads.slice(1).map(([, n]) => n))).toBeLessThan((whole.count / 256) * 5);
+    expect(reader.reads.reduce((sum, [, n]) => sum + n, 0)).toBeLessThan(bytes.length / 2.5);
+    // From the third lookup on, the bucket is read whole; every answer is still the whole index's.
+    for (let p = 0; p < whole.count; p += 7) {
+      expect(lazy.find(names(p))).toBe(p);
+      expect(lazy.offsetAt(p)).toBe(whole.offsetAt(p));
+    }
+    // A listing's many lookups read each bucket whole from the first.
+    const denseReader = recordingReader(bytes);
+    const listing = PackIndex.open('synthetic.idx', bytes.length, denseReader.read);
+    listing.expectManyLookups();
+    expect(listing.find(names(5))).toBe(5);
+    expect(denseReader.reads.at(-1)![1]).toBe((whole.count / 256) * 20); // bucket 0's names, whole
+  });
 });
+
+/** A version-2 pack index of `count` sorted pseudo-random oids (count a multiple of 256, one bucket each), offsets 12 + 100 * position. */
+function syntheticIndex(count: number): Uint8Array {
+  const perBucket = count / 256;
+  const names = new Uint8Array(count * 20);
+  let seed = 11;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  for (let bucket = 0; bucket < 256; bucket++) {
+    const oids = Array.from({ length: perBucket }, () => {
+      const oid = Buffer.alloc(20);
+      for (let k = 1; k < 20; k += 4) oid.writeUInt32BE(random(), Math.min(k, 16));
+      oid[0] = bucket;
+      return oid;
+    }).sort(Buffer.compare);
+    oids.forEach((oid, i) => names.set(oid, (bucket * perBucket + i) * 20));
+  }
+  const header = Buffer.alloc(8 + 1024);
+  header.writeUInt32BE(0xff744f63, 0);
+  header.writeUInt32BE(2, 4);
+  for (let b = 0; b < 256; b++) header.writeUInt32BE((b + 1) * perBucket, 8 + b * 4);
+  const offsets = Buffer.alloc(count * 4);
+  for (let p = 0; p < count; p++) offsets.writeUInt32BE(12 + 100 * p, p * 4);
+  return new Uint8Array(Buffer.concat([header, names, Buffer.alloc(count * 4), offsets, Buffer.alloc(40)]));
+}

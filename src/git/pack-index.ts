@@ -8,12 +8,6 @@
  * megabytes (5-6 MB for ~200,000 objects, 35-55 ms to read whole), so opening it for one lookup
  * costs the 1 KB fan-out and the bucket(s) looked at. A full listing touches every bucket and
  * reads the same bytes as a whole read, in 512 reads.
- *
- * Oids are uniformly spread, so an oid's rank within its bucket is predictable from its next
- * bytes to within a few times the square root of the bucket's size: the first lookups in a
- * bucket read only that stretch of names (2 KB of a 25 KB bucket in a 300,000-object pack) and
- * the one offset they need; a diff or a merge looks up a few hundred objects over 256 buckets.
- * The bucket is read whole from its third lookup on (a listing looks up thousands).
  */
 import { ForgeError } from '../errors';
 import { toHex } from './platform';
@@ -23,8 +17,6 @@ export type IndexRangeReader = (offset: number, length: number) => Uint8Array;
 
 const HEADER_BYTES = 8 + 256 * 4;
 const NAMES_START = HEADER_BYTES;
-/** Lookups of a bucket served by reading a stretch of it; the next one reads it whole. */
-const SPARSE_LOOKUPS = 2;
 
 export class PackIndex {
   readonly count: number;
@@ -34,10 +26,6 @@ export class PackIndex {
   /** Per fan-out bucket: its oids (20 bytes each) and its 4-byte offsets, loaded on first use. */
   private readonly names: (Uint8Array | undefined)[] = new Array(256);
   private readonly offsets: (DataView | undefined)[] = new Array(256);
-  /** Per fan-out bucket: lookups so far that read a stretch of it instead of all of it. */
-  private readonly sparse = new Uint8Array(256);
-  /** Set when thousands of lookups are coming (a listing): buckets are read whole from the first. */
-  private dense = false;
 
   /** An index held whole in memory (the browser reads files whole). */
   constructor(bytes: Uint8Array, path: string);
@@ -79,51 +67,27 @@ export class PackIndex {
     this.closeSource?.();
   }
 
-  /** Thousands of lookups are coming (the pack reader streams the pack): read each bucket whole at its first. */
-  expectManyLookups(): void {
-    this.dense = true;
-  }
-
   /** Position of the oid (20 raw bytes) in the sorted table, or -1. */
   find(oid: Uint8Array): number {
     const bucket = oid[0]!;
     const first = bucket === 0 ? 0 : this.fanout[bucket - 1]!;
-    const names = this.names[bucket] ?? this.sparseFind(bucket, first, oid) ?? this.namesOf(bucket);
-    if (typeof names === 'number') return names;
-    const at = search(names, 0, names.length / 20 - 1, oid);
-    return at < 0 ? -1 : first + at;
-  }
-
-  /**
-   * The answer from the stretch of an unread bucket where the oid should sit if oids are
-   * uniform (a few standard deviations of its rank either side), for a bucket's first lookups;
-   * null when the bucket is to be read whole (small, looked up often, or the oid lies outside
-   * the stretch).
-   */
-  private sparseFind(bucket: number, first: number, oid: Uint8Array): number | null {
-    const n = this.fanout[bucket]! - first;
-    const spread = 16 + Math.ceil(1.5 * Math.sqrt(n));
-    if (this.bytes !== null || this.dense || this.sparse[bucket]! >= SPARSE_LOOKUPS || n <= 4 * spread) return null;
-    this.sparse[bucket]!++;
-    const estimate = Math.floor((((oid[1]! << 16) | (oid[2]! << 8) | oid[3]!) / 0x1000000) * n);
-    const lo = Math.max(0, estimate - spread);
-    const hi = Math.min(n, estimate + spread);
-    const stretch = this.exact(NAMES_START + (first + lo) * 20, (hi - lo) * 20);
-    // Within the stretch's bounds (or the bucket's), the stretch alone answers.
-    if ((lo > 0 && compareAt(stretch, 0, oid) > 0) || (hi < n && compareAt(stretch, (hi - lo - 1) * 20, oid) < 0)) return null;
-    const at = search(stretch, 0, hi - lo - 1, oid);
-    return at < 0 ? -1 : first + lo + at;
+    const names = this.namesOf(bucket);
+    let lo = 0;
+    let hi = names.length / 20 - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const cmp = compareAt(names, mid * 20, oid);
+      if (cmp === 0) return first + mid;
+      if (cmp < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   offsetAt(position: number): number {
     const bucket = this.bucketOf(position);
     const first = bucket === 0 ? 0 : this.fanout[bucket - 1]!;
-    const offsets = this.offsets[bucket];
-    // A bucket looked up sparsely and not read whole: just this offset.
-    const small =
-      offsets === undefined && this.sparse[bucket]! > 0 && this.names[bucket] === undefined
-        ? uint32At(this.exact(this.offsetsStart + position * 4, 4))
-        : (offsets ?? this.offsetsOf(bucket)).getUint32((position - first) * 4);
+    const small = this.offsetsOf(bucket).getUint32((position - first) * 4);
     if ((small & 0x80000000) === 0) return small;
     const slot = this.range(this.largeOffsetsStart + (small & 0x7fffffff) * 8, 8);
     if (slot.length < 8) throw corrupt(this.path, `a large offset of object ${position} lies past its end`);
@@ -195,22 +159,6 @@ export class PackIndex {
     if (bytes.length !== length) throw corrupt(this.path, `it ends before byte ${offset + length}`);
     return bytes;
   }
-}
-
-/** The index of `oid` among names[lo..hi] (inclusive, in oids), or -1. */
-function search(names: Uint8Array, lo: number, hi: number, oid: Uint8Array): number {
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const cmp = compareAt(names, mid * 20, oid);
-    if (cmp === 0) return mid;
-    if (cmp < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-function uint32At(bytes: Uint8Array): number {
-  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
 }
 
 function compareAt(names: Uint8Array, base: number, oid: Uint8Array): number {

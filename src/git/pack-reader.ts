@@ -47,9 +47,13 @@ const MIN_HEADER = 64;
  * read's fixed cost outweighed the bytes). Random reads (a merge, a diff) never start a stream.
  */
 const STREAM_BYTES = 256 * 1024;
-/** Window misses, each at most SEQUENTIAL_GAP windows past the one before, that start a stream. */
-const SEQUENTIAL_RUN = 3;
-const SEQUENTIAL_GAP = 8;
+/**
+ * Window misses, each at most SEQUENTIAL_GAP windows past the one before, that start a stream:
+ * a listing's misses are nearly consecutive (70% of the windows it spans hold a tree it needs);
+ * a diff's or a merge's are not, and a looser rule let them stream 256 KiB for one object.
+ */
+const SEQUENTIAL_RUN = 8;
+const SEQUENTIAL_GAP = 2;
 
 /**
  * Shared across the packs of one repository: delta bases recently used, by pack and offset (a
@@ -192,10 +196,7 @@ export class PackReader {
 
   /** The stream buffer refilled from window `n` on. No caller keeps a view of it across another read (see readOffset). */
   private fillStream(n: number): void {
-    if (this.stream === null) {
-      this.stream = new Uint8Array(STREAM_BYTES);
-      this.index.expectManyLookups();
-    }
+    this.stream ??= new Uint8Array(STREAM_BYTES);
     this.streamStart = n * WINDOW;
     this.streamLength = 0; // while reading (a failed read leaves no stale bytes in use)
     this.streamLength = this.readInto(this.stream, this.streamStart, Math.min(STREAM_BYTES, this.dataEnd() - this.streamStart)).length;

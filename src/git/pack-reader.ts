@@ -44,7 +44,8 @@ const MIN_HEADER = 64;
  * a walk of them meets them, among the blobs) are served by one stream buffer read 256 KiB at a
  * time, like the kernel's readahead: on the real-like profile a first listing needs ~3,400 of the
  * 16 KiB windows in 80 MB of pack, in order; read 16 at a time, 250 reads instead of 3,400 (each
- * read's fixed cost outweighed the bytes). Random reads (a merge, a diff) never start a stream.
+ * read's fixed cost outweighed the bytes). The reads of a merge or a diff do not run forward long
+ * enough to start one.
  */
 const STREAM_BYTES = 256 * 1024;
 /**

@@ -4,13 +4,13 @@ import { ForgeError } from '../errors';
 /** A size varint; -1 when it runs past the end or past 2^53. */
 function readVarint(delta: Uint8Array, pos: { i: number }): number {
   let result = 0;
-  let shift = 0;
+  let scale = 1; // 2 ** shift, kept by multiplying (optimized code calls pow() for **)
   let byte: number;
   do {
-    if (pos.i >= delta.length || shift > 49) return -1;
+    if (pos.i >= delta.length || scale > 2 ** 49) return -1;
     byte = delta[pos.i++]!;
-    result += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
+    result += (byte & 0x7f) * scale;
+    scale *= 128;
   } while (byte & 0x80);
   return result;
 }

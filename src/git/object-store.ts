@@ -76,6 +76,24 @@ export class ObjectStore {
     return object instanceof Promise ? object.then((o) => contentOfType(o, oid, type)) : contentOfType(object, oid, type);
   }
 
+  /**
+   * A packed tree's bytes by its raw oid, synchronously (listings: no hex string per tree and
+   * back); null when it is not in a listed pack as a tree, or not readable so: the caller then
+   * reads it by hex oid, which looks again, reads loose objects and reports what is wrong.
+   */
+  packedTreeNow(raw: Uint8Array): Uint8Array | null {
+    if (!this.syncFs) return null;
+    const hit = this.packed(raw);
+    if (hit === null) return null;
+    try {
+      const object = hit.pack.readAt(hit.position);
+      return object.type === 'tree' ? object.content : null;
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw toForgeError(error);
+    }
+  }
+
   private readNow(oid: string): RawObject | Promise<RawObject> {
     if (!this.syncFs) return this.readAsync(oid);
     const found = this.readSync(oid);

@@ -9,11 +9,12 @@ export function parseEntryHeader(bytes: Uint8Array, start = 0): { typeCode: numb
   let byte = bytes[i++]!;
   const typeCode = (byte >> 4) & 7;
   let size = byte & 15;
-  let shift = 4;
+  // A running scale, not 2 ** shift: optimized code calls pow() for that, once per object read.
+  let scale = 16;
   while (byte & 0x80) {
     byte = bytes[i++]!;
-    size += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
+    size += (byte & 0x7f) * scale;
+    scale *= 128;
   }
   return { typeCode, size, length: i - start };
 }

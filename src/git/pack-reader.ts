@@ -39,19 +39,58 @@ const WINDOW = PACK_WINDOW_BYTES;
 const MAX_WINDOWS = 256;
 /** A first look that the window would cut shorter than this reads on its own instead. */
 const MIN_HEADER = 64;
+/**
+ * Reads that move forward through the pack (a listing: git writes a commit's trees in the order
+ * a walk of them meets them, among the blobs) are served by one stream buffer read 256 KiB at a
+ * time, like the kernel's readahead: on the real-like profile a first listing needs ~3,400 of the
+ * 16 KiB windows in 80 MB of pack, in order; read 16 at a time, 250 reads instead of 3,400 (each
+ * read's fixed cost outweighed the bytes). The reads of a merge or a diff do not run forward long
+ * enough to start one.
+ */
+const STREAM_BYTES = 256 * 1024;
+/**
+ * Window misses, each at most SEQUENTIAL_GAP windows past the one before, that start a stream:
+ * a listing's misses are nearly consecutive (70% of the windows it spans hold a tree it needs);
+ * a diff's or a merge's are not, and a looser rule let them stream 256 KiB for one object.
+ */
+const SEQUENTIAL_RUN = 8;
+const SEQUENTIAL_GAP = 2;
 
-/** Shared across the packs of one repository: delta bases recently used, by pack and offset. */
-export type DeltaBaseCache = WeightedLru<string, RawObject>;
+/**
+ * Shared across the packs of one repository: delta bases recently used, by pack and offset (a
+ * number, see PackReader's cache keys; `path:offset` for the async reader).
+ */
+export type DeltaBaseCache = WeightedLru<string | number, RawObject>;
 
 export function createDeltaBaseCache(maxBytes = 32 * 1024 * 1024): DeltaBaseCache {
-  return new WeightedLru<string, RawObject>(maxBytes, (o) => o.content.length + 64);
+  return new WeightedLru<string | number, RawObject>(maxBytes, (o) => o.content.length + 64);
 }
+
+/**
+ * Each reader's cache keys are `serial * 2^40 + offset`: a number (a string key per object read
+ * cost more than the lookup), unique to the reader while there are fewer than 8,192 readers and
+ * packs under 1 TiB; beyond, `serial:offset` strings.
+ */
+const SERIAL_SCALE = 2 ** 40;
+const MAX_NUMERIC_SERIAL = 2 ** 53 / SERIAL_SCALE;
+let nextSerial = 0;
 
 export class PackReader {
   private fd: number | null = null;
   private packSize = -1;
   /** Window number -> its bytes, least recently used first. */
   private readonly windows = new Map<number, Uint8Array>();
+  /** The window read last: consecutive objects often share one, and then skip the map. */
+  private lastWindow = -1;
+  private lastBytes: Uint8Array | null = null;
+  private readonly serial = nextSerial++;
+  /** The stream buffer (made on first use) and the pack bytes it holds now. */
+  private stream: Uint8Array | null = null;
+  private streamStart = 0;
+  private streamLength = 0;
+  /** The furthest window missed (or streamed) so far, and how many forward misses led there. */
+  private head = -1;
+  private forwardRun = 0;
 
   constructor(
     readonly index: PackIndex,
@@ -75,7 +114,7 @@ export class PackReader {
    */
   sizeAt(position: number): number {
     const offset = this.index.offsetAt(position);
-    const key = `${this.packPath}:${offset}`;
+    const key = this.cacheKey(offset);
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached.content.length;
     const head = this.readUpTo(offset, FIRST_READ);
@@ -103,6 +142,16 @@ export class PackReader {
     if (this.fd !== null) this.fs.closeSync(this.fd);
     this.fd = null;
     this.windows.clear();
+    this.lastWindow = -1;
+    this.lastBytes = null;
+    this.stream = null;
+    this.streamLength = 0;
+    this.head = -1;
+    this.forwardRun = 0;
+  }
+
+  private cacheKey(offset: number): number | string {
+    return this.serial < MAX_NUMERIC_SERIAL && offset < SERIAL_SCALE ? this.serial * SERIAL_SCALE + offset : `${this.serial}:${offset}`;
   }
 
   private handle(): number {
@@ -117,15 +166,42 @@ export class PackReader {
   private read(position: number, length: number): Uint8Array {
     const end = Math.min(position + length, this.dataEnd());
     if (end <= position) return new Uint8Array(0);
+    const inStream = position - this.streamStart;
+    if (inStream >= 0 && end - this.streamStart <= this.streamLength) return this.stream!.subarray(inStream, end - this.streamStart);
     const first = Math.floor(position / WINDOW);
-    if (Math.floor((end - 1) / WINDOW) === first) return this.window(first).subarray(position - first * WINDOW, end - first * WINDOW);
+    const single = Math.floor((end - 1) / WINDOW) === first;
+    // Starting in the stream and running past its end, or a forward run of misses: the stream moves on.
+    const pastStream = inStream >= 0 && inStream < this.streamLength;
+    if ((pastStream || (!(single && (first === this.lastWindow || this.windows.has(first))) && this.sequential(first))) && end - first * WINDOW <= STREAM_BYTES) {
+      this.fillStream(first);
+      return this.stream!.subarray(position - this.streamStart, end - this.streamStart);
+    }
+    if (single) return this.window(first).subarray(position - first * WINDOW, end - first * WINDOW);
     return this.readDirect(position, end - position);
   }
 
-  /** Up to `length` bytes from `position`: fewer where its window ends (callers read on as needed). */
+  /** Up to `length` bytes from `position`: fewer where its window (or the stream) ends (callers read on as needed). */
   private readUpTo(position: number, length: number): Uint8Array {
-    const windowEnd = (Math.floor(position / WINDOW) + 1) * WINDOW;
-    return this.read(position, windowEnd - position >= MIN_HEADER ? Math.min(length, windowEnd - position) : length);
+    const inStream = position - this.streamStart;
+    const bufferEnd = inStream >= 0 && inStream < this.streamLength ? this.streamStart + this.streamLength : (Math.floor(position / WINDOW) + 1) * WINDOW;
+    return this.read(position, bufferEnd - position >= MIN_HEADER ? Math.min(length, bufferEnd - position) : length);
+  }
+
+  /** Whether a miss at window `n` continues a forward run of misses; a miss behind the run (a delta's base) leaves it be. */
+  private sequential(n: number): boolean {
+    if (n <= this.head) return false;
+    this.forwardRun = n - this.head <= SEQUENTIAL_GAP ? this.forwardRun + 1 : 0;
+    this.head = n;
+    return this.forwardRun >= SEQUENTIAL_RUN;
+  }
+
+  /** The stream buffer refilled from window `n` on. No caller keeps a view of it across another read (see readOffset). */
+  private fillStream(n: number): void {
+    this.stream ??= new Uint8Array(STREAM_BYTES);
+    this.streamStart = n * WINDOW;
+    this.streamLength = 0; // while reading (a failed read leaves no stale bytes in use)
+    this.streamLength = this.readInto(this.stream, this.streamStart, Math.min(STREAM_BYTES, this.dataEnd() - this.streamStart)).length;
+    this.head = n + Math.ceil(this.streamLength / WINDOW) - 1;
   }
 
   private dataEnd(): number {
@@ -134,10 +210,13 @@ export class PackReader {
   }
 
   private window(n: number): Uint8Array {
+    if (n === this.lastWindow) return this.lastBytes!;
     let bytes = this.windows.get(n);
     if (bytes !== undefined) {
       this.windows.delete(n);
       this.windows.set(n, bytes);
+      this.lastWindow = n;
+      this.lastBytes = bytes;
       return bytes;
     }
     let buffer: Uint8Array | undefined;
@@ -150,6 +229,9 @@ export class PackReader {
     const length = Math.min(WINDOW, this.dataEnd() - n * WINDOW);
     bytes = this.readInto(buffer ?? new Uint8Array(WINDOW), n * WINDOW, length);
     this.windows.set(n, bytes);
+    // (The last window may just have been evicted and its buffer reused: it is replaced here.)
+    this.lastWindow = n;
+    this.lastBytes = bytes;
     return bytes;
   }
 
@@ -171,7 +253,7 @@ export class PackReader {
 
   private readOffset(offset: number, depth: number): RawObject {
     if (depth > 10_000) throw new ForgeError('OBJECT_CORRUPT', `Delta chain too deep in ${this.packPath}.`);
-    const key = `${this.packPath}:${offset}`;
+    const key = this.cacheKey(offset);
     const cached = this.baseCache.get(key);
     if (cached !== undefined) return cached;
 

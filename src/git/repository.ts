@@ -148,7 +148,12 @@ export class Repository {
   /** Every file below a tree, flattened from the trees' bytes (see tree-files.ts); not cached. */
   listFiles(tree: string, prefix = ''): Promise<TreeFiles> {
     const text = this.platform.text;
-    return listTreeFiles(tree, (oid) => this.objects.readTypedNow(oid, 'tree'), { prefix, hex: text?.hex, isUtf8: text?.isUtf8 });
+    return listTreeFiles(tree, (oid) => this.objects.readTypedNow(oid, 'tree'), {
+      prefix,
+      hex: text?.hex,
+      isUtf8: text?.isUtf8,
+      readRaw: (raw) => this.objects.packedTreeNow(raw),
+    });
   }
 
   /**

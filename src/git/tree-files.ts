@@ -56,7 +56,8 @@ class ByteColumn {
 }
 
 interface Frame {
-  oid: string;
+  /** Hex, or the raw 20 bytes (made hex only for an error). */
+  oid: string | Uint8Array;
   tree: Uint8Array;
   /** Where the next entry starts. */
   at: number;
@@ -83,6 +84,11 @@ export async function listTreeFiles(root: string, read: TreeBytesReader, options
 export interface ListTreeFilesOptions {
   /** Paths start with `prefix` + "/". */
   prefix?: string;
+  /**
+   * A tree's bytes by its raw oid where that is quicker (a pack lookup takes the raw bytes), or
+   * null to read it by hex through the reader: no hex string per tree and back.
+   */
+  readRaw?: (oid: Uint8Array) => Uint8Array | null;
   /** Native hex where the platform has it. */
   hex?: (bytes: Uint8Array) => string;
   /** Native UTF-8 validation where the platform has it. */
@@ -91,16 +97,21 @@ export interface ListTreeFilesOptions {
 
 async function scanTrees(root: string, read: TreeBytesReader, options: ListTreeFilesOptions, checkNames: boolean): Promise<TreeFiles> {
   const hex = options.hex ?? toHex;
-  const scanner = new TreeScanner(options.prefix ?? '', checkNames);
-  let oid = root;
-  let prefixLength = scanner.rootPrefixLength;
+  const readRaw = options.readRaw;
+  const scanner = new TreeScanner(options.prefix ?? '', checkNames, hex);
+  const rootTree = read(root);
+  scanner.enter(root, rootTree instanceof Uint8Array ? rootTree : await rootTree, scanner.rootPrefixLength);
   for (;;) {
-    const tree = read(oid);
-    scanner.enter(oid, tree instanceof Uint8Array ? tree : await tree, prefixLength);
     const next = scanner.scan();
     if (next === null) return scanner.files();
-    oid = hex(next.oid);
-    prefixLength = next.prefixLength;
+    const raw = readRaw?.(next.oid) ?? null;
+    if (raw !== null) {
+      scanner.enter(next.oid, raw, next.prefixLength);
+    } else {
+      const oid = hex(next.oid);
+      const tree = read(oid);
+      scanner.enter(oid, tree instanceof Uint8Array ? tree : await tree, next.prefixLength);
+    }
   }
 }
 
@@ -133,6 +144,7 @@ class TreeScanner {
     prefix: string,
     /** Check each name's UTF-8 as it is met (the slow pass that names the tree at fault). */
     private readonly checkNames: boolean,
+    private readonly hex: (bytes: Uint8Array) => string,
   ) {
     if (prefix !== '') {
       const bytes = encoder.encode(`${prefix}/`);
@@ -142,7 +154,7 @@ class TreeScanner {
     }
   }
 
-  enter(oid: string, tree: Uint8Array, prefixLength: number): void {
+  enter(oid: string | Uint8Array, tree: Uint8Array, prefixLength: number): void {
     // One kind of array (not Node's Buffer subclass as well), so that the loop stays monomorphic.
     const bytes = tree.constructor === Uint8Array ? tree : new Uint8Array(tree.buffer, tree.byteOffset, tree.byteLength);
     this.stack.push({ oid, tree: bytes, at: 0, prefixLength, countAtEntry: this.count });
@@ -162,10 +174,10 @@ class TreeScanner {
       }
       const space = tree.indexOf(0x20, at);
       const nul = space < 0 ? -1 : tree.indexOf(0, space + 1);
-      if (nul < 0 || nul + 21 > size) throw corrupt(frame.oid, 'truncated tree entry');
+      if (nul < 0 || nul + 21 > size) throw corrupt(this.oidText(frame), 'truncated tree entry');
       const code = modeCode(tree, at, space);
-      if (code < 0) throw corrupt(frame.oid, `unknown mode ${String.fromCharCode(...tree.subarray(at, Math.min(space, at + 16)))}`);
-      if (this.checkNames) checkUtf8(tree, space + 1, nul, frame.oid);
+      if (code < 0) throw corrupt(this.oidText(frame), `unknown mode ${String.fromCharCode(...tree.subarray(at, Math.min(space, at + 16)))}`);
+      if (this.checkNames) checkUtf8(tree, space + 1, nul, this.oidText(frame));
       frame.at = nul + 21;
       const prefixLength = frame.prefixLength;
       if (code === DIRECTORY) {
@@ -203,6 +215,10 @@ class TreeScanner {
       this.count++;
     }
     return null;
+  }
+
+  private oidText(frame: Frame): string {
+    return typeof frame.oid === 'string' ? frame.oid : this.hex(frame.oid);
   }
 
   files(): TreeFiles {

@@ -17,6 +17,7 @@ import { portablePlatform, type GitPlatform } from './platform';
 import { RefStore } from './refs';
 import { refNameProblem } from './ref-name';
 import { listTreeFiles, type TreeFiles } from './tree-files';
+import type { RawTreeSource } from './raw-tree-diff';
 
 export interface OpenRepositoryOptions {
   /** node's fs, memfs, lightning-fs, or anything with their promise API. */
@@ -154,6 +155,11 @@ export class Repository {
       isUtf8: text?.isUtf8,
       readRaw: (raw) => this.objects.packedTreeNow(raw),
     });
+  }
+
+  /** The trees' bytes for walks over them (tree diffs): sync where the store reads so, packed trees by raw oid. */
+  rawTrees(): RawTreeSource {
+    return { read: (oid) => this.objects.readTypedNow(oid, 'tree'), readRaw: (raw) => this.objects.packedTreeNow(raw), hex: this.platform.text?.hex };
   }
 
   /**

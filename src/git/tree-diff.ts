@@ -3,6 +3,7 @@
  * mean equal contents, so unchanged directories cost nothing).
  */
 import type { TreeEntry } from './object-codec';
+import { diffRawTrees, type RawTreeSource } from './raw-tree-diff';
 
 export interface TreeChangeEntry {
   path: string;
@@ -15,9 +16,13 @@ export interface TreeChangeEntry {
 
 export interface TreeReader {
   readTree(oid: string): Promise<readonly TreeEntry[]>;
+  /** Where the reader has the trees' bytes (a Repository): the diff then walks them raw (raw-tree-diff.ts). */
+  rawTrees?(): RawTreeSource;
 }
 
+/** The changes in git's path order (a directory's entries as if its name ended in "/"). */
 export async function diffTrees(io: TreeReader, oldTree: string | null, newTree: string | null, prefix = ''): Promise<TreeChangeEntry[]> {
+  if (io.rawTrees) return diffRawTrees(io.rawTrees(), oldTree, newTree, prefix);
   const out: TreeChangeEntry[] = [];
   await diffInto(io, oldTree, newTree, prefix, out);
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -226,8 +226,8 @@ class TreeScanner {
   }
 }
 
-/** The mode's code (DIRECTORY for a tree), or -1; the modes parseTree accepts. */
-function modeCode(tree: Uint8Array, start: number, end: number): number {
+/** The mode's code (4 for a tree, else an index into FILE_MODES), or -1; the modes parseTree accepts. */
+export function modeCode(tree: Uint8Array, start: number, end: number): number {
   const length = end - start;
   const c0 = tree[start]!;
   if (length === 5 || (length === 6 && c0 === 0x30)) {

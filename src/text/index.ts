@@ -37,3 +37,4 @@ export {
 export { applyPatches } from './patch';
 export { applySearchReplace, parseSearchReplaceBlocks } from './search-replace';
 export { unifiedDiff, unifiedDiffOfByteSplice, diffStat, splitKeepingEnds } from './unified-diff';
+export { lineChangeCounts, type LineCounts } from './line-stat';

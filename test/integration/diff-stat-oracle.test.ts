@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { diffTrees, Repository } from '../../src/git';
 import { formatStat, type SessionDiff } from '../../src/branches';
 import { filePatches } from '../../src/session';
+import { diffStat } from '../../src/text';
 import { git } from '../helpers/git-cli';
 import { makeRepo } from '../helpers/repos';
 
@@ -66,6 +67,33 @@ describe('forge diff --stat against git diff --stat', () => {
     );
     await compare({ 'x.txt': lines(2) }, { 'x.txt': lines(3000, 'y') }, 60);
     await compare({ 'gone.txt': lines(7), 'bin.dat': Buffer.from([0, 1]) }, { 'gone.txt': null, 'bin.dat': null }, 100);
+  });
+
+  it("counts lines as git's own diff does (xdiff's Myers with its heuristics), where a minimal diff counts fewer", async () => {
+    // Many short, often repeated lines with scattered changes: xdiff's cost limit and its
+    // discarding of frequent lines give git more changed lines than the minimal diff.
+    let seed = 1;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const a: string[] = [];
+    const b: string[] = [];
+    for (let i = 0; i < 1500; i++) a.push(`l${Math.floor(random() * 7)}\n`);
+    for (const line of a) {
+      const r = random();
+      if (r < 0.3) b.push(`l${Math.floor(random() * 7)}\n`);
+      else if (r >= 0.4) b.push(line);
+      if (random() < 0.1) b.push(`n${Math.floor(random() * 7)}\n`);
+    }
+    const before = a.join('');
+    const after = b.join('');
+    const minimal = diffStat(before, after);
+    const r = makeRepo({ files: { 'f.txt': before } });
+    nodeFs.writeFileSync(join(r.dir, 'f.txt'), after);
+    const [added, removed] = git(r.dir, ['diff', '--numstat']).stdout.split('\t').map(Number);
+    expect(minimal).not.toEqual({ added, removed }); // the case tells the two diffs apart
+    await compare({ 'f.txt': before }, { 'f.txt': after }, 80);
   });
 
   it('random change sets at random widths', async () => {

@@ -302,8 +302,21 @@ export function bogosqrt(n: number): number {
   return i;
 }
 
+/**
+ * What the classic diff needs of the whole files when it is given only the lines between their
+ * common prefix and suffix (line-stat.ts cuts those off first): each file's line count, and how
+ * often each class occurs in the other whole file, at least up to `bogosqrt` of the line count.
+ */
+export interface WholeFiles {
+  lines1: number;
+  lines2: number;
+  /** Occurrences in the whole second file of a class of the first, and the reverse. */
+  inFile2: Counts;
+  inFile1: Counts;
+}
+
 /** The classic diff of two whole files: changed flags (index i + 1 for line i). */
-export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2: Uint8Array } {
+export function myers(a: Int32Array, b: Int32Array, whole?: WholeFiles): { rchg1: Uint8Array; rchg2: Uint8Array } {
   const n1 = a.length;
   const n2 = b.length;
   const rchg1 = new Uint8Array(n1 + 2);
@@ -317,10 +330,10 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   const dend1 = n1 - tail - 1;
   const dend2 = n2 - tail - 1;
   // xdl_cleanup_records
-  const countA = occurrences(a, b);
-  const countB = occurrences(b, a);
-  const keep1 = discard(a, start, dend1, countB, Math.min(bogosqrt(n1), XDL_MAX_EQLIMIT), rchg1);
-  const keep2 = discard(b, start, dend2, countA, Math.min(bogosqrt(n2), XDL_MAX_EQLIMIT), rchg2);
+  const countA = whole?.inFile1 ?? occurrences(a, b);
+  const countB = whole?.inFile2 ?? occurrences(b, a);
+  const keep1 = discard(a, start, dend1, countB, Math.min(bogosqrt(whole?.lines1 ?? n1), XDL_MAX_EQLIMIT), rchg1);
+  const keep2 = discard(b, start, dend2, countA, Math.min(bogosqrt(whole?.lines2 ?? n2), XDL_MAX_EQLIMIT), rchg2);
   const ha1 = new Int32Array(keep1.length);
   const ha2 = new Int32Array(keep2.length);
   for (let i = 0; i < keep1.length; i++) ha1[i] = a[keep1[i]!]!;
@@ -342,7 +355,7 @@ export function myers(a: Int32Array, b: Int32Array): { rchg1: Uint8Array; rchg2:
   return { rchg1, rchg2 };
 }
 
-type Counts = { get(line: number): number | undefined };
+export type Counts = { get(line: number): number | undefined };
 
 /**
  * How often each line class occurs in `recs`. Classes are small dense integers (a classifier's

@@ -70,6 +70,8 @@ function trimmedCounts(a: string, b: string): LineCounts | null {
   const keys: string[] = [];
   const ca = classify(a.slice(headEnd, tailA), ids, lastIds, keys);
   const cb = classify(b.slice(headEnd, tailB), ids, lastIds, keys);
+  // No line left on one side in common with the other's: xdiff can match none, all are changed.
+  if (!sharesClass(ca, cb, keys.length)) return { added: cb.length, removed: ca.length };
   const head = a.slice(0, headEnd);
   const tail = a.slice(tailA);
   const cutLines = newlines(head) + newlines(tail) + (tail !== '' && !tail.endsWith('\n') ? 1 : 0);
@@ -89,6 +91,14 @@ function trimmedCounts(a: string, b: string): LineCounts | null {
   const inFile1: Counts = { get: (id) => inA[id]! + inCut[id]! };
   const inFile2: Counts = { get: (id) => inB[id]! + inCut[id]! };
   return changed(ca, cb, myers(ca, cb, { lines1, lines2, inFile1, inFile2 }));
+}
+
+function sharesClass(a: Int32Array, b: Int32Array, classes: number): boolean {
+  if (a.length === 0 || b.length === 0) return false;
+  const seen = new Uint8Array(classes);
+  for (let i = 0; i < a.length; i++) seen[a[i]!] = 1;
+  for (let i = 0; i < b.length; i++) if (seen[b[i]!] === 1) return true;
+  return false;
 }
 
 /** Class ids of the lines of `text` (whole lines); a last line without its newline has classes of its own. */

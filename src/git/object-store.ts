@@ -13,6 +13,7 @@ import { mkdirp } from './fs-capabilities';
 import { LooseObjects, objectWriteError, tempObjectName } from './loose-objects';
 import { frameObject, objectHeader, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
+import { PACK_MIN_OBJECTS, StagedObjects, writePackFiles } from './staged-objects';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
 import { fromHex, type GitPlatform, type SyncPlatform } from './platform';
 
@@ -22,6 +23,8 @@ export type { RawObject };
 const UNSETTLED_BYTES = 256 * 1024 * 1024;
 /** From this size an object is hashed and deflated in parts (see SyncPlatform.deflateParts). */
 const LARGE_OBJECT_BYTES = 1024 * 1024;
+/** Staged objects (see stageWrites) are written once they hold this much content. */
+const STAGED_BYTES = 8 * 1024 * 1024;
 
 interface ObjectDir {
   path: string;
@@ -36,6 +39,8 @@ export class ObjectStore {
   private readonly baseCache: DeltaBaseCache = createDeltaBaseCache();
   /** Reads where the fs has no synchronous calls or the platform no sync zlib (a browser). */
   private readonly asyncObjects: AsyncObjects | null;
+  /** New small objects held until written together (see stageWrites); null: each written at once. */
+  private staged: StagedObjects | null = null;
 
   constructor(
     private readonly fs: GitFs,
@@ -62,6 +67,46 @@ export class ObjectStore {
     return this.readNow(oid);
   }
 
+  /**
+   * From here on, new objects under LARGE_OBJECT_BYTES are held in memory and written together
+   * (one pack of them, or loose when they are few: staged-objects.ts) before anything on disk
+   * could name them: before a ref moves (beforeRefUpdate, restoreUnsettled), before the store
+   * says whether an object is on disk (freshen, ensureHeld of another object), at close, and
+   * every STAGED_BYTES. Reads see them meanwhile. For a batch whose objects no one is told about
+   * before it ends (a `forge turn`): a kill before the write loses only that batch's objects.
+   * Only where writes are synchronous (Node); elsewhere a no-op.
+   */
+  stageWrites(): void {
+    if (this.syncFs) this.staged ??= new StagedObjects();
+  }
+
+  /** Whether the object is held to be written with the batch (see stageWrites). */
+  isStaged(oid: string): boolean {
+    return this.staged?.has(oid) ?? false;
+  }
+
+  /**
+   * Writes the staged objects: one pack and its index, or loose objects when there are fewer than
+   * PACK_MIN_OBJECTS (a pack per small batch would pile up packs that every lookup searches). On
+   * failure they stay staged (a later write tries again).
+   */
+  flushStaged(): void {
+    const staged = this.staged;
+    if (staged === null || staged.size === 0) return;
+    const objects = staged.entries();
+    const dir = this.dirs[0]!;
+    if (objects.length < PACK_MIN_OBJECTS) {
+      for (const [oid, { type, content }] of objects) dir.loose!.write(oid, this.zlib!.deflate(frameObject(type, content)));
+    } else {
+      const { indexPath, packPath } = writePackFiles(this.syncFs!, dir.path, this.zlib!, objects);
+      // Listed already: the new pack joins the listing (listing it again would reopen every index).
+      if (dir.packs !== null && !dir.packs.some((p) => p.packPath === packPath)) {
+        dir.packs.push(new PackReader(openIndexLazily(this.syncFs!, indexPath), packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
+      }
+    }
+    staged.clear();
+  }
+
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
     return contentOfType(await this.read(oid), oid, type);
   }
@@ -77,6 +122,8 @@ export class ObjectStore {
 
   private readNow(oid: string): RawObject | Promise<RawObject> {
     if (!this.syncFs) return this.readAsync(oid);
+    const staged = this.staged?.get(oid);
+    if (staged !== undefined) return { type: staged.type, content: staged.content };
     const found = this.readSync(oid);
     if (found) return found;
     throw notFound(oid);
@@ -84,6 +131,8 @@ export class ObjectStore {
 
   /** An object's size without inflating it where the fast path can (pack entry or loose header). */
   async sizeOf(oid: string): Promise<number> {
+    const staged = this.staged?.get(oid);
+    if (staged !== undefined) return staged.content.length;
     if (this.syncFs) {
       for (let attempt = 0; attempt < 2; attempt++) {
         const hit = this.packed(this.oidBytes(oid));
@@ -108,18 +157,31 @@ export class ObjectStore {
    * Whether the object is on disk now: its loose file, or a listed pack that still exists (the
    * packs listed again once when neither answers: a gc may have packed it). Nothing is touched.
    */
-  private async presentNow(oid: string): Promise<boolean> {
+  private async presentNow(oid: string, packsSeen?: Set<string>): Promise<boolean> {
     if (!this.syncFs) return this.has(oid);
+    this.flushStaged();
     for (let attempt = 0; attempt < 2; attempt++) {
       const raw = this.oidBytes(oid);
+      // Packs first: an index lookup is in memory, and a pack seen on disk in this same check
+      // (`packsSeen`: one pass over a batch's objects) is not asked again.
+      for (const dir of this.dirs) {
+        for (const pack of this.packsOf(dir)) {
+          if (pack.index.find(raw) < 0) continue;
+          if (packsSeen?.has(pack.packPath)) return true;
+          if (this.syncFs.existsSync(pack.packPath)) {
+            packsSeen?.add(pack.packPath);
+            return true;
+          }
+        }
+      }
       for (const dir of this.dirs) if (dir.loose!.present(oid)) return true;
-      for (const dir of this.dirs) for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0 && this.syncFs.existsSync(pack.packPath)) return true;
       this.refresh();
     }
     return false;
   }
 
   async has(oid: string): Promise<boolean> {
+    if (this.staged?.has(oid)) return true;
     if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
     return this.asyncObjects!.has(oid);
   }
@@ -142,6 +204,14 @@ export class ObjectStore {
     let oid: string;
     if (this.syncFs) {
       oid = this.zlib!.sha1Hex(framed);
+      const staged = this.staged;
+      if (staged !== null) {
+        // Held and written with the batch (deflated then); one already on disk is freshened.
+        if (!staged.has(oid) && !this.freshenSync(oid, false, true)) staged.add(oid, { type, content });
+        this.remember(oid, type, content);
+        if (staged.bytes >= STAGED_BYTES) this.flushStaged();
+        return oid;
+      }
       if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
     } else {
       oid = await this.platform.sha1Hex(framed);
@@ -177,6 +247,7 @@ export class ObjectStore {
    * (settle, after the move, covers a gc that starts in between).
    */
   async beforeRefUpdate(waitForGc: () => Promise<boolean>): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size === 0) return;
     // The gc waited out may have pruned them (nothing reached them yet): the ref must not move
     // onto a missing object, so they are written again first.
@@ -191,6 +262,7 @@ export class ObjectStore {
    * stat per object, and only of what this process wrote since the last move.
    */
   async restoreUnsettled(): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size > 0) await this.restoreMissing([...this.unsettled]);
   }
 
@@ -205,6 +277,7 @@ export class ObjectStore {
    * written anew, the same bytes under the same oid). `waitForGc` waits the gc out.
    */
   async settle(waitForGc: () => Promise<boolean>): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size === 0) return;
     const objects = [...this.unsettled];
     this.unsettled.clear();
@@ -230,6 +303,8 @@ export class ObjectStore {
    * freshening (its mtime is recent). False for any other object.
    */
   async ensureHeld(oid: string): Promise<boolean> {
+    // Staged: written before any ref can name it (see stageWrites).
+    if (this.staged?.has(oid)) return true;
     if (!this.unsettled.has(oid)) return false;
     if (!(await this.presentNow(oid))) await this.rewriteHeld(oid);
     return true;
@@ -237,8 +312,9 @@ export class ObjectStore {
 
   /** Writes again, same bytes under the same oid, each of these objects that is not on disk now. */
   private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Uint8Array }]>): Promise<void> {
+    const packsSeen = new Set<string>();
     for (const [oid, { type, content }] of objects) {
-      if (await this.presentNow(oid)) continue;
+      if (await this.presentNow(oid, packsSeen)) continue;
       const framed = frameObject(type, content);
       if (this.syncFs) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
       else await this.writeAsync(oid, await this.platform.deflate(framed));
@@ -252,6 +328,7 @@ export class ObjectStore {
    */
   async freshen(oid: string): Promise<boolean> {
     if (!this.syncFs) return this.has(oid);
+    this.flushStaged();
     if (this.freshenSync(oid)) return true;
     // A gc may have packed it into a pack we have not listed yet: list again, once.
     this.refresh();
@@ -300,6 +377,7 @@ export class ObjectStore {
     }
     const find = () => {
       const found = new Set<string>();
+      for (const oid of this.staged?.oids() ?? []) if (oid.startsWith(prefix)) found.add(oid);
       for (const dir of this.dirs) {
         for (const oid of dir.loose!.findByPrefix(prefix)) found.add(oid);
         for (const pack of this.packsOf(dir)) for (const oid of pack.index.findByPrefix(prefix, limit)) found.add(oid);
@@ -314,6 +392,11 @@ export class ObjectStore {
   }
 
   close(): void {
+    try {
+      this.flushStaged();
+    } catch {
+      // Nothing on disk names a staged object (no ref moved onto it): losing them loses no data.
+    }
     for (const dir of this.dirs) for (const pack of dir.packs ?? []) pack.close();
     this.asyncObjects?.refresh();
     this.baseCache.clear();

@@ -49,6 +49,11 @@ export interface Journal {
   appendState(state: unknown): Promise<boolean>;
   /** Appends changes and a state record as one line (all or nothing); false as for append. */
   appendRecord(record: JournalRecord): Promise<boolean>;
+  /**
+   * Appends records as lines in one write (a batch's records, held until its pin); false as for
+   * append. A failed write is cut back to the last whole line: the first records may stay.
+   */
+  appendRecords(records: readonly JournalRecord[]): Promise<boolean>;
   /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
   clear(owner?: string): Promise<void>;
 }
@@ -177,10 +182,12 @@ export class FsJournal implements Journal {
   }
 
   appendRecord(record: JournalRecord): Promise<boolean> {
-    const line: { c?: readonly JournalEntry[]; state?: unknown } = {};
-    if (record.changes && record.changes.length > 0) line.c = record.changes;
-    if ('state' in record) line.state = record.state;
-    return this.appendLine(JSON.stringify(line));
+    return this.appendLine(recordLine(record));
+  }
+
+  appendRecords(records: readonly JournalRecord[]): Promise<boolean> {
+    if (records.length === 0) return Promise.resolve(true);
+    return this.appendLine(records.map(recordLine).join('\n'));
   }
 
   async clear(owner?: string): Promise<void> {
@@ -281,7 +288,18 @@ export class NullJournal implements Journal {
   async appendRecord(): Promise<boolean> {
     return true;
   }
+  async appendRecords(): Promise<boolean> {
+    return true;
+  }
   async clear(): Promise<void> {}
+}
+
+/** A tool call's line: `{"c": [changes], "state": record}`, either part left out when absent. */
+function recordLine(record: JournalRecord): string {
+  const line: { c?: readonly JournalEntry[]; state?: unknown } = {};
+  if (record.changes && record.changes.length > 0) line.c = record.changes;
+  if ('state' in record) line.state = record.state;
+  return JSON.stringify(line);
 }
 
 /**
@@ -319,7 +337,7 @@ function isEntry(value: unknown): value is JournalEntry {
   return typeof entry.oid === 'string' && /^[0-9a-f]{40}$/.test(entry.oid) && FILE_MODES.includes(entry.mode as FileMode);
 }
 
-function applyEntry(content: JournalContent, entry: JournalEntry): void {
+export function applyEntry(content: JournalContent, entry: JournalEntry): void {
   if ('deleted' in entry) content.changes.set(entry.path, null);
   else if ('reverted' in entry) content.changes.delete(entry.path);
   else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });

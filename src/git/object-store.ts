@@ -23,8 +23,11 @@ export type { RawObject };
 const UNSETTLED_BYTES = 256 * 1024 * 1024;
 /** From this size an object is hashed and deflated in parts (see SyncPlatform.deflateParts). */
 const LARGE_OBJECT_BYTES = 1024 * 1024;
-/** Staged objects (see stageWrites) are written once they hold this much content. */
-const STAGED_BYTES = 8 * 1024 * 1024;
+/**
+ * Staged objects (see stageWrites) are written once they hold this much content: a bound for any
+ * batch, above the session's own pin interval (8 MiB, work-in-progress-vfs.ts), which writes them first.
+ */
+const STAGED_BYTES = 16 * 1024 * 1024;
 
 interface ObjectDir {
   path: string;
@@ -98,10 +101,11 @@ export class ObjectStore {
     if (objects.length < PACK_MIN_OBJECTS) {
       for (const [oid, { type, content }] of objects) dir.loose!.write(oid, this.zlib!.deflate(frameObject(type, content)));
     } else {
-      const { indexPath, packPath } = writePackFiles(this.syncFs!, dir.path, this.zlib!, objects);
-      // Listed already: the new pack joins the listing (listing it again would reopen every index).
+      const { indexPath, packPath, index } = writePackFiles(this.syncFs!, dir.path, this.zlib!, objects);
+      // Listed already: the new pack joins the listing (listing it again would reopen every
+      // index), its index from the bytes just written (the commit asks it for every object).
       if (dir.packs !== null && !dir.packs.some((p) => p.packPath === packPath)) {
-        dir.packs.push(new PackReader(openIndexLazily(this.syncFs!, indexPath), packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
+        dir.packs.push(new PackReader(new PackIndex(index, indexPath), packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
       }
     }
     staged.clear();

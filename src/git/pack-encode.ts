@@ -3,11 +3,15 @@
  * what a batch of new objects becomes when written to `objects/pack/` in two files instead of
  * one loose file each (see staged-objects.ts). Pure encoding; the caller deflates, hashes and writes.
  */
+import { ForgeError } from '../errors';
 import { encodeEntryHeader } from './pack-entry';
 import type { ObjectType } from './object-codec';
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
-/** Offsets from here on go to the index's 64-bit table (gitformat-pack). */
+/**
+ * Offsets from here on would need the index's 64-bit table, which this writer does not write: its
+ * packs are a batch of small objects, a few MiB (ObjectStore's STAGED_BYTES).
+ */
 const LARGE_OFFSET = 0x80000000;
 
 export interface PackEntryInput {
@@ -40,6 +44,7 @@ export function encodePack(entries: readonly PackEntryInput[], sha1: (runs: read
   let offset = header.length;
   for (const entry of entries) {
     const head = encodeEntryHeader(TYPE_CODES[entry.type], entry.size);
+    if (offset >= LARGE_OFFSET) throw new ForgeError('INTERNAL', `A pack of staged objects reached ${offset} bytes: this writer writes packs under 2 GiB.`);
     offsets.push(offset);
     crcs.push(crc32(entry.deflated, crc32(head)));
     runs.push(head, entry.deflated);
@@ -51,12 +56,11 @@ export function encodePack(entries: readonly PackEntryInput[], sha1: (runs: read
   return { pack: runs, index, checksum: toHex(trailer) };
 }
 
-/** gitformat-pack's `.idx` version 2: fan-out, sorted names, CRC-32s, offsets, the two checksums. */
+/** gitformat-pack's `.idx` version 2: fan-out, sorted names, CRC-32s, offsets (all under 2 GiB), the two checksums. */
 function encodeIndex(oids: readonly Uint8Array[], crcs: readonly number[], offsets: readonly number[], packChecksum: Uint8Array, sha1: (runs: readonly Uint8Array[]) => Uint8Array): Uint8Array {
   const order = oids.map((_, i) => i).sort((a, b) => compareBytes(oids[a]!, oids[b]!));
   const n = oids.length;
-  const large = offsets.filter((o) => o >= LARGE_OFFSET).length;
-  const body = new Uint8Array(8 + 256 * 4 + n * 28 + large * 8 + 20);
+  const body = new Uint8Array(8 + 256 * 4 + n * 28 + 20);
   const view = new DataView(body.buffer);
   body.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]); // "\377tOc", version 2
   const fanout = new Uint32Array(256);
@@ -66,21 +70,12 @@ function encodeIndex(oids: readonly Uint8Array[], crcs: readonly number[], offse
   const names = 8 + 1024;
   const crcAt = names + n * 20;
   const offsetAt = crcAt + n * 4;
-  const largeAt = offsetAt + n * 4;
-  let nextLarge = 0;
   order.forEach((from, i) => {
     body.set(oids[from]!, names + i * 20);
     view.setUint32(crcAt + i * 4, crcs[from]!);
-    const offset = offsets[from]!;
-    if (offset < LARGE_OFFSET) view.setUint32(offsetAt + i * 4, offset);
-    else {
-      view.setUint32(offsetAt + i * 4, (LARGE_OFFSET | nextLarge) >>> 0);
-      view.setUint32(largeAt + nextLarge * 8, Math.floor(offset / 2 ** 32));
-      view.setUint32(largeAt + nextLarge * 8 + 4, offset >>> 0);
-      nextLarge++;
-    }
+    view.setUint32(offsetAt + i * 4, offsets[from]!);
   });
-  body.set(packChecksum, largeAt + large * 8);
+  body.set(packChecksum, offsetAt + n * 4);
   const checksum = sha1([body]);
   const out = new Uint8Array(body.length + 20);
   out.set(body);

@@ -63,9 +63,9 @@ export class StagedObjects {
  * file (`tmp_pack_*`, `tmp_idx_*`: names git's prune removes when a killed writer leaves them).
  * The pack is renamed into place first, its index last (git's order): readers find a pack by its
  * index, so a process killed in between leaves an unused file, never an index without its pack.
- * Returns the index's path.
+ * Returns the index (its bytes: its writer need not read it back) and the pack's path.
  */
-export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatform, objects: ReadonlyArray<[string, StagedObject]>): { indexPath: string; packPath: string } {
+export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatform, objects: ReadonlyArray<[string, StagedObject]>): { indexPath: string; packPath: string; index: Uint8Array } {
   const sha1 = (runs: readonly Uint8Array[]): Uint8Array => fromHex(zlib.sha1HexParts ? zlib.sha1HexParts(runs) : zlib.sha1Hex(concat(runs)));
   const entries = objects.map(([oid, { type, content }]) => ({ oid: fromHex(oid), type, size: content.length, deflated: zlib.deflate(content) }));
   const { pack, index, checksum } = encodePack(entries, sha1);
@@ -90,7 +90,7 @@ export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatfor
     }
     throw objectWriteError(objects[0]?.[0] ?? '', error);
   }
-  return { indexPath, packPath };
+  return { indexPath, packPath, index };
 }
 
 /** Read-only as git leaves packs; the directory made when a repository has none yet. */

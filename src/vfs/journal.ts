@@ -50,13 +50,17 @@ export interface Journal {
   /** Appends changes and a state record as one line (all or nothing); false as for append. */
   appendRecord(record: JournalRecord): Promise<boolean>;
   /**
-   * Appends records as lines in one write (a batch's records, held until its pin); false as for
-   * append. A failed write is cut back to the last whole line: the first records may stay.
+   * Appends records as lines, a few writes of ~1 MiB (a batch's records, held until its pin);
+   * false as for append. A failed write is cut back to the last whole line: the first records
+   * may stay.
    */
   appendRecords(records: readonly JournalRecord[]): Promise<boolean>;
   /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
   clear(owner?: string): Promise<void>;
 }
+
+/** appendRecords writes its lines in runs of about this many characters. */
+const APPEND_RUN_CHARS = 1 << 20;
 
 /** A journal rewrite takes milliseconds: a temporary file this old is no live writer's. */
 const STALE_TEMPORARY_MS = 10_000;
@@ -185,9 +189,20 @@ export class FsJournal implements Journal {
     return this.appendLine(recordLine(record));
   }
 
-  appendRecords(records: readonly JournalRecord[]): Promise<boolean> {
-    if (records.length === 0) return Promise.resolve(true);
-    return this.appendLine(records.map(recordLine).join('\n'));
+  async appendRecords(records: readonly JournalRecord[]): Promise<boolean> {
+    // In runs of ~1 MiB: a long batch's records as one string were tens of MiB at once.
+    let run: string[] = [];
+    let chars = 0;
+    for (const record of records) {
+      const line = recordLine(record);
+      run.push(line);
+      chars += line.length;
+      if (chars < APPEND_RUN_CHARS) continue;
+      if (!(await this.appendLine(run.join('\n')))) return false;
+      run = [];
+      chars = 0;
+    }
+    return run.length === 0 || this.appendLine(run.join('\n'));
   }
 
   async clear(owner?: string): Promise<void> {

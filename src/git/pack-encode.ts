@@ -18,42 +18,56 @@ export interface PackEntryInput {
   /** The object's id, 20 bytes. */
   oid: Uint8Array;
   type: ObjectType;
-  /** The object's content length (not the framed object's). */
-  size: number;
-  /** zlib stream of the content (no `type size\0` header: a pack entry has its own). */
-  deflated: Uint8Array;
+  /** The object's content (not framed: a pack entry has its own header). */
+  content: Uint8Array;
 }
 
 export interface EncodedPack {
-  /** The pack's bytes in order (write them as one file); the last run is its SHA-1 trailer. */
-  pack: Uint8Array[];
+  /** The pack file; its last 20 bytes are its SHA-1 trailer. */
+  pack: Uint8Array;
   /** The `.idx` file. */
   index: Uint8Array;
   /** Hex of the pack's trailer: git names the files `pack-<it>.pack` / `.idx`. */
   checksum: string;
 }
 
-/** `sha1` hashes the runs as one byte string (raw 20 bytes). */
-export function encodePack(entries: readonly PackEntryInput[], sha1: (runs: readonly Uint8Array[]) => Uint8Array): EncodedPack {
-  const header = new Uint8Array(12);
-  header.set([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2]); // "PACK", version 2
-  new DataView(header.buffer).setUint32(8, entries.length);
-  const runs: Uint8Array[] = [header];
+/**
+ * `deflate` makes a zlib stream of a content; `sha1` hashes runs as one byte string (raw 20
+ * bytes). Each entry is copied into the pack as it is deflated, so the deflate outputs are
+ * garbage at once (a batch's thousands of small outputs held until the end cost more memory
+ * than the pack).
+ */
+export function encodePack(entries: readonly PackEntryInput[], deflate: (content: Uint8Array) => Uint8Array, sha1: (runs: readonly Uint8Array[]) => Uint8Array): EncodedPack {
+  let contentBytes = 0;
+  for (const entry of entries) contentBytes += entry.content.length;
+  let pack = new Uint8Array(12 + entries.length * 16 + (contentBytes >>> 1) + 20);
+  pack.set([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2]); // "PACK", version 2
+  new DataView(pack.buffer).setUint32(8, entries.length);
   const offsets: number[] = [];
   const crcs: number[] = [];
-  let offset = header.length;
+  let offset = 12;
+  const append = (bytes: Uint8Array) => {
+    if (offset + bytes.length + 20 > pack.length) {
+      const grown = new Uint8Array(Math.max(pack.length * 2, offset + bytes.length + 20));
+      grown.set(pack.subarray(0, offset));
+      pack = grown;
+    }
+    pack.set(bytes, offset);
+    offset += bytes.length;
+  };
   for (const entry of entries) {
-    const head = encodeEntryHeader(TYPE_CODES[entry.type], entry.size);
     if (offset >= LARGE_OFFSET) throw new ForgeError('INTERNAL', `A pack of staged objects reached ${offset} bytes: this writer writes packs under 2 GiB.`);
+    const head = encodeEntryHeader(TYPE_CODES[entry.type], entry.content.length);
+    const deflated = deflate(entry.content);
     offsets.push(offset);
-    crcs.push(crc32(entry.deflated, crc32(head)));
-    runs.push(head, entry.deflated);
-    offset += head.length + entry.deflated.length;
+    crcs.push(crc32(deflated, crc32(head)));
+    append(head);
+    append(deflated);
   }
-  const trailer = sha1(runs);
-  runs.push(trailer);
+  const trailer = sha1([pack.subarray(0, offset)]);
+  pack.set(trailer, offset);
   const index = encodeIndex(entries.map((e) => e.oid), crcs, offsets, trailer, sha1);
-  return { pack: runs, index, checksum: toHex(trailer) };
+  return { pack: pack.subarray(0, offset + 20), index, checksum: toHex(trailer) };
 }
 
 /** gitformat-pack's `.idx` version 2: fan-out, sorted names, CRC-32s, offsets (all under 2 GiB), the two checksums. */

@@ -67,8 +67,8 @@ export class StagedObjects {
  */
 export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatform, objects: ReadonlyArray<[string, StagedObject]>): { indexPath: string; packPath: string; index: Uint8Array } {
   const sha1 = (runs: readonly Uint8Array[]): Uint8Array => fromHex(zlib.sha1HexParts ? zlib.sha1HexParts(runs) : zlib.sha1Hex(concat(runs)));
-  const entries = objects.map(([oid, { type, content }]) => ({ oid: fromHex(oid), type, size: content.length, deflated: zlib.deflate(content) }));
-  const { pack, index, checksum } = encodePack(entries, sha1);
+  const entries = objects.map(([oid, { type, content }]) => ({ oid: fromHex(oid), type, content }));
+  const { pack, index, checksum } = encodePack(entries, (content) => zlib.deflate(content), sha1);
   const dir = joinPath(objectsDir, 'pack');
   const packPath = joinPath(dir, `pack-${checksum}.pack`);
   const indexPath = joinPath(dir, `pack-${checksum}.idx`);
@@ -76,7 +76,7 @@ export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatfor
   const tmpPack = joinPath(dir, `tmp_pack_${name}`);
   const tmpIndex = joinPath(dir, `tmp_idx_${name}`);
   try {
-    writeReadOnly(fs, dir, tmpPack, concat(pack));
+    writeReadOnly(fs, dir, tmpPack, pack);
     writeReadOnly(fs, dir, tmpIndex, index);
     fs.renameSync(tmpPack, packPath);
     fs.renameSync(tmpIndex, indexPath);

@@ -412,8 +412,9 @@ export class Session {
     const commit = await repo.writeCommit({ tree, parents: [this.headOid], author, committer, message });
     // A batch's blobs are pinned before the branch moves onto them: a gc that walks the refs
     // between here and the move (and a kill meanwhile) cannot leave the branch naming a pruned
-    // blob. Pinned last, the pin's move writes the turn's staged objects as one pack.
-    await this.vfs.pinDeferred(new Set(pendingOids), { journal: false });
+    // blob. The pin holds the turn's tree (it reaches them all), and its move writes the turn's
+    // staged objects as one pack.
+    await this.vfs.pinForCommit(tree);
     try {
       await repo.refs.update({ ref: this.ref, newOid: commit, expectedOid: this.headOid, committer, reflogMessage: `forge: turn ${turn}` });
     } catch (error) {

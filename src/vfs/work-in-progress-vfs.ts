@@ -125,21 +125,19 @@ export class WorkInProgressVfs implements WritableVfs {
   }
 
   /**
-   * Pins the blobs deferred since deferPins (pins stay batched). `verified`: blobs just checked
-   * on disk (not asked again); any other is pinned only if present (the pin never names a
-   * missing object).
+   * Pins the blobs deferred since deferPins (pins stay batched), each only if present or staged
+   * to be written with the pin (the pin never names a missing object), then appends the held
+   * journal records.
    */
-  async pinDeferred(verified: ReadonlySet<string> = new Set(), options: { journal?: boolean } = {}): Promise<void> {
+  async pinDeferred(): Promise<void> {
     const unpinned = this.unpinned;
-    if (unpinned === null) return;
-    const journal = options.journal !== false && this.held.length > 0;
-    if (unpinned.size === 0 && !journal) return;
+    if (unpinned === null || (unpinned.size === 0 && this.held.length === 0)) return;
     // The batch's one lease check per pin (its calls do not read it: Session.prepareCall).
     await this.options.beforeWrite?.();
-    await this.pinUnchecked(verified, journal);
+    await this.pinUnchecked();
   }
 
-  private async pinUnchecked(verified: ReadonlySet<string>, journal: boolean): Promise<void> {
+  private async pinUnchecked(): Promise<void> {
     const unpinned = this.unpinned!;
     if (unpinned.size > 0) {
       this.unpinned = new Set();
@@ -148,7 +146,7 @@ export class WorkInProgressVfs implements WritableVfs {
       try {
         const oids: string[] = [];
         // A staged object is written before the pin's ref moves onto it, with the pin's trees.
-        for (const oid of unpinned) if (verified.has(oid) || this.repo.objects.isStaged(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
+        for (const oid of unpinned) if (this.repo.objects.isStaged(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
         await this.options.pin?.pin(oids, this.base.commit ?? '');
       } catch (error) {
         // Pinned by the next try (the commit's, at the latest).
@@ -157,7 +155,18 @@ export class WorkInProgressVfs implements WritableVfs {
         throw error;
       }
     }
-    if (journal) await this.writeHeld();
+    if (this.held.length > 0) await this.writeHeld();
+  }
+
+  /**
+   * Just before a turn commit moves its branch onto `tree`: the batch's blobs (all reached by
+   * that tree, checked on disk by the commit) are kept from gc by the pin holding the tree,
+   * not by a fan-out tree of them (PendingPin.pinTree); they stay unpinned for pinDeferred
+   * if the commit fails. The held records are not written: the commit clears the journal.
+   */
+  async pinForCommit(tree: string): Promise<void> {
+    if (this.unpinned === null || this.unpinned.size === 0) return;
+    await this.options.pin?.pinTree(tree, this.base.commit ?? '');
   }
 
   /** Appends the held records in one write (the journal rewritten whole where it must be). */
@@ -543,7 +552,7 @@ export class WorkInProgressVfs implements WritableVfs {
   private async pinMidBatch(): Promise<void> {
     await this.options.beforeWrite?.();
     try {
-      await this.pinUnchecked(new Set(), true);
+      await this.pinUnchecked();
     } catch {
       // Still unpinned and held: the next pin tries again.
     }

@@ -8,7 +8,8 @@
  * lists every commit reachable when gc ran, and a pin commit dropped later by
  * `git repack -adf && git prune` would leave that file naming a missing commit (fsck fails).
  * Adding a blob rewrites two small trees (its fan-out directory and the root) and the ref;
- * after the turn commit (or a discard) the ref is deleted.
+ * after the turn commit (or a discard) the ref is deleted. Just before a batch's turn commit the
+ * root also names the turn's tree (entry `turn`, see pinTree): it reaches every blob of the turn.
  */
 import { isForgeError } from '../errors';
 import { DEFAULT_IDENTITY, joinPath, ZERO_OID, type Repository, type Signature, type TreeEntry } from '../git';

@@ -6,7 +6,7 @@
  * before its commit, so a kill before a pin loses only unacknowledged calls
  * (batch-pin-faults.test.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,7 @@ const journalRecords = (repo: RepoHandle, id: string): number | null => {
   const file = join(repo.gitdir, 'forge', 'pending', `${id}.jsonl`);
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length - 1 : null;
 };
+const looseObjects = (repo: RepoHandle) => readdirSync(join(repo.gitdir, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => readdirSync(join(repo.gitdir, 'objects', d)).map((n) => d + n)).sort();
 const lsTree = (repo: RepoHandle, rev: string) => git(repo.dir, ['ls-tree', '-r', '--name-only', rev]).stdout.split('\n').filter(Boolean);
 
 async function batchSession(repo: RepoHandle, id: string, fs: GitFs = nodeFs as unknown as GitFs) {
@@ -80,6 +81,25 @@ describe('issue 30: a batch journals once per pin', () => {
     full = false;
     const turn = await session.commitTurn();
     for (let k = 0; k < 9; k++) expect(git(repo.dir, ['cat-file', '-s', `${turn.commit}:big/${k}.txt`]).stdout.trim()).toBe('1000000');
+    expectFsckClean(repo.gitdir);
+  });
+
+  it('the commit writes the batch as ONE pack: its blobs, the turn\'s trees, state and commit, and the pin\'s one root (it holds the turn\'s tree, not a fan-out tree of blobs); no loose object', async () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    git(repo.dir, ['repack', '-adq']);
+    const { session, runner } = await batchSession(repo, 'pack');
+    const base = session.head;
+    const packsBefore = readdirSync(join(repo.gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+    const looseBefore = looseObjects(repo);
+    for (let k = 0; k < 150; k++) expect((await runner.call({ tool: 'write_file', args: { path: `d${k % 7}/f${k}.txt`, content: `file ${k}\n` } })).ok).toBe(true);
+    const turn = await session.commitTurn();
+    const added = readdirSync(join(repo.gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack') && !packsBefore.includes(f));
+    expect(added).toHaveLength(1);
+    expect(looseObjects(repo)).toEqual(looseBefore);
+    const inPack = git(repo.dir, ['verify-pack', '-v', join(repo.gitdir, 'objects', 'pack', added[0]!)]).stdout.split('\n').filter((l) => / (blob|tree|commit) /.test(l)).length;
+    const reachable = git(repo.dir, ['rev-list', '--objects', turn.commit, '--not', base]).stdout.split('\n').filter(Boolean).length;
+    expect(inPack).toBe(reachable + 1);
+    expect(git(repo.dir, ['for-each-ref', 'refs/forge/pending/']).stdout).toBe('');
     expectFsckClean(repo.gitdir);
   });
 

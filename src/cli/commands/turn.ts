@@ -1,11 +1,7 @@
 /** forge turn --session <id> --calls FILE|- : apply tool calls to the work-in-progress view, commit one turn. */
 import type { Command } from 'commander';
 import { DEFAULT_TOOLS_CONFIG } from '../../tools';
-import { isUtf8 } from 'node:buffer';
-import { z } from 'zod';
 import { SessionToolRunner } from '../../agent/tool-calls';
-import { ForgeError } from '../../errors';
-import { parseJsonBytes } from '../../tools/json-bytes';
 import { approvableNames, approvalFromOption } from '../approval-option';
 import { paint } from '../color';
 import { cliToolRegistry, cliToolRegistryFor } from '../registry';
@@ -14,8 +10,7 @@ import { emit, EXIT_TOOL_CALLS_FAILED, readInputBytes, ReportedFailure, shortOid
 import { writeJsonWithArray } from '../json-array-stream';
 import { openStore } from '../open';
 import { loadSettings } from '../settings';
-
-const CallsSchema = z.array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }));
+import { parseCalls } from '../turn-calls';
 
 interface TurnOptions extends CommonOptions {
   session: string;
@@ -81,23 +76,4 @@ export function registerTurn(program: Command): void {
         throw new ReportedFailure(EXIT_TOOL_CALLS_FAILED);
       }
     });
-}
-
-/** A string this long stays UTF-8 bytes (Utf8Text): a huge write_file is then held once. */
-const LARGE_STRING_BYTES = 1 << 20;
-
-function parseCalls(bytes: Buffer): z.infer<typeof CallsSchema> {
-  let raw: unknown;
-  try {
-    // Not UTF-8: decoded as before (invalid sequences become U+FFFD), then parsed.
-    raw = isUtf8(bytes) ? parseJsonBytes(bytes, { largeStringBytes: LARGE_STRING_BYTES }) : JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new ForgeError('INVALID_ARGUMENT', `--calls is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = CallsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ForgeError('INVALID_ARGUMENT', `--calls must be a JSON array of {"tool": NAME, "args": {...}}: at ${issue.path.join('.') || 'top level'}: ${issue.message}.`);
-  }
-  return parsed.data;
 }

@@ -82,6 +82,42 @@ describe('FsJournal', () => {
     expect(loaded?.states).toEqual([{ delta: { n: 1 } }]);
   });
 
+  it('appends a batch of records in a few writes of ~1 MiB, read back as the same records in order; a failed write keeps the whole runs before it', async () => {
+    const { fs, journal, read } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
+    const records = Array.from({ length: 600 }, (_, k) => ({ changes: [{ path: `f${k}`, oid: B, mode: '100644' as const }], state: { k, text: 'x'.repeat(5000) } }));
+    const realAppend = fs.appendFileSync!.bind(fs);
+    let writes = 0;
+    (fs as { appendFileSync: unknown }).appendFileSync = (path: string, data: string) => {
+      writes++;
+      realAppend(path, data);
+    };
+    expect(await journal.appendRecords(records)).toBe(true);
+    expect(writes).toBe(3); // 600 lines of ~5 KB: runs of 1 MiB
+    expect((await read()).trimEnd().split('\n')).toHaveLength(601);
+    const loaded = await journal.load();
+    expect([...loaded!.changes.keys()]).toEqual(records.map((_, k) => `f${k}`));
+    expect(loaded!.states).toEqual(records.map((r) => r.state));
+    // The second run fails half-way: the first run's records stay, the torn one is cut back.
+    let calls = 0;
+    (fs as { appendFileSync: unknown }).appendFileSync = (path: string, data: string) => {
+      if (++calls === 2) {
+        realAppend(path, String(data).slice(0, 100));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      realAppend(path, data);
+    };
+    const second = records.map((r) => ({ ...r, state: { ...r.state, second: true } }));
+    const error = await journal.appendRecords(second).catch((e: unknown) => e);
+    expect(isForgeError(error, 'DISK_FULL')).toBe(true);
+    const after = await journal.load();
+    expect(after!.torn).toBeUndefined();
+    const kept = after!.states.length - 600;
+    expect(kept).toBeGreaterThan(100); // the first run, whole
+    expect(kept).toBeLessThan(600);
+    expect(after!.states).toEqual([...records, ...second.slice(0, kept)].map((r) => r.state));
+  });
+
   it('T-12.3: an append that fails half-way (ENOSPC) is cut back to the last whole record and reported as DISK_FULL', async () => {
     const { fs, journal, read } = setup();
     await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });

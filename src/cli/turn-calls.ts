@@ -34,12 +34,19 @@ export function parseCalls(bytes: Buffer): ToolCallList {
 export function isCallList(raw: unknown): raw is ToolCallList {
   if (!Array.isArray(raw)) return false;
   for (const call of raw) {
-    if (typeof call !== 'object' || call === null || Array.isArray(call) || Object.getPrototypeOf(call) !== Object.prototype) return false;
+    if (!isPlainObject(call)) return false;
     for (const key in call) if (key !== 'tool' && key !== 'args' && key !== 'id') return false;
     const { tool, args, id } = call as Record<string, unknown>;
     if (typeof tool !== 'string' || tool.length === 0) return false;
     if (id !== undefined && typeof id !== 'string') return false;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args) || Object.getPrototypeOf(args) !== Object.prototype)) return false;
+    if (args !== undefined && !isPlainObject(args)) return false;
   }
   return true;
+}
+
+/** A plain object (also one without a prototype, which the schema accepts too); anything else goes through the schema. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

@@ -32,6 +32,12 @@ describe('forge turn --calls', () => {
     );
   });
 
+  it('accepts objects without a prototype as the schema does (a property run\'s counterexample)', () => {
+    const raw = [{ tool: 'write_file', args: Object.create(null) as Record<string, unknown> }];
+    expect(schema.safeParse(raw).success).toBe(true);
+    expect(isCallList(raw)).toBe(true);
+  });
+
   it('parseCalls gives the schema\'s calls or its message', () => {
     fc.assert(
       fc.property(input, (raw) => {

@@ -184,4 +184,20 @@ describe('built-in modules loaded on first use', () => {
     const calls = [{ tool: 'write_file', args: { path: 'b.txt', content: 'b\n' } }];
     expect(loaded(['turn', '--session', 's', '--calls', '-'], JSON.stringify(calls))).toContain('NativeModule crypto');
   });
+
+  it('a dry-run merge does not load fs/promises (the working-tree sync it never runs uses it)', () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const dir = makeTempDir('module-list-merge');
+    const preload = join(dir, 'loaded.cjs');
+    const out = join(dir, 'loaded.txt');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    expect(launcher(['session', 'new', '--id', 's', '--repo', repo.dir]).status).toBe(0);
+    const calls = [{ tool: 'write_file', args: { path: 'b.txt', content: 'b\n' } }];
+    expect(launcher(['turn', '--session', 's', '--calls', '-', '--repo', repo.dir], { input: JSON.stringify(calls) }).status).toBe(0);
+    const r = launcher(['merge', 's', '--into', 'main', '--no-ff', '--dry-run', '--json', '--repo', repo.dir], { node: ['--require', preload] });
+    expect([r.status, r.stderr, JSON.parse(r.stdout).status]).toEqual([0, '', 'merged']);
+    const modules = readFileSync(out, 'utf8').split('\n');
+    expect(modules).toContain('NativeModule zlib');
+    expect(modules).not.toContain('NativeModule fs/promises');
+  });
 });

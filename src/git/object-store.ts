@@ -377,13 +377,25 @@ export class ObjectStore {
     return this.freshenSync(oid, true);
   }
 
+  /**
+   * Packs a write found an object in and touched, in this listing: git freshens a pack once per
+   * process (`p->freshened`), not once per object written that it holds (a merge's existing trees).
+   * Only writes use it: what they write is held until a ref reaches it (restoreMissing checks the
+   * files); `freshen` still touches the pack every time.
+   */
+  private readonly freshenedPacks = new WeakSet<PackReader>();
+
   /** `forWrite`: the caller writes the object when this says false (a listing may answer absent). */
   private freshenSync(oid: string, retried = false, forWrite = false): boolean {
     const raw = this.oidBytes(oid);
     for (const dir of this.dirs) {
       for (const pack of this.packsOf(dir)) {
         if (pack.index.find(raw) < 0) continue;
-        if (this.touchPack(pack.packPath)) return true;
+        if (forWrite && this.freshenedPacks.has(pack)) return true;
+        if (this.touchPack(pack.packPath)) {
+          if (forWrite) this.freshenedPacks.add(pack);
+          return true;
+        }
         // The pack is gone (git repacked since we listed it): list again, once.
         if (retried) return false;
         this.refresh();

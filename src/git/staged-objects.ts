@@ -6,6 +6,7 @@
  * anything could name them on disk (before a ref moves, before it answers whether one is
  * present): see ObjectStore.stageWrites.
  */
+import { joinBytes } from './byte-runs';
 import { joinPath, errnoCode, type FsSync } from './fs';
 import { objectWriteError, tempObjectName } from './loose-objects';
 import type { ObjectType } from './object-codec';
@@ -66,7 +67,7 @@ export class StagedObjects {
  * Returns the index (its bytes: its writer need not read it back) and the pack's path.
  */
 export function writePackFiles(fs: FsSync, objectsDir: string, zlib: SyncPlatform, objects: ReadonlyArray<[string, StagedObject]>): { indexPath: string; packPath: string; index: Uint8Array } {
-  const sha1 = (runs: readonly Uint8Array[]): Uint8Array => fromHex(zlib.sha1HexParts ? zlib.sha1HexParts(runs) : zlib.sha1Hex(concat(runs)));
+  const sha1 = (runs: readonly Uint8Array[]): Uint8Array => fromHex(zlib.sha1HexParts ? zlib.sha1HexParts(runs) : zlib.sha1Hex(joinBytes(runs)));
   const entries = objects.map(([oid, { type, content }]) => ({ oid: fromHex(oid), type, content }));
   const { pack, index, checksum } = encodePack(entries, (content) => zlib.deflate(content), sha1);
   const dir = joinPath(objectsDir, 'pack');
@@ -103,16 +104,4 @@ function writeReadOnly(fs: FsSync, dir: string, path: string, data: Uint8Array):
     fs.writeFileSync(path, data);
   }
   fs.chmodSync(path, 0o444);
-}
-
-function concat(runs: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const run of runs) length += run.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const run of runs) {
-    out.set(run, at);
-    at += run.length;
-  }
-  return out;
 }

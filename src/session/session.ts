@@ -375,8 +375,8 @@ export class Session {
     // in their own commits, so the file, and this write, stay O(turn).
     const turnCalls = this.state.toolCalls.filter((c) => c.turn === turn);
     const nextState: SessionState = { ...this.state, version: SESSION_STATE_VERSION, turn, updatedAt: now.toISOString(), toolCalls: turnCalls };
-    const encoded = await this.ctx.redaction.encode(nextState);
-    const stateOid = await repo.writeBlob(encoded.bytes, { keep: false });
+    const encoded = await this.writeState(nextState);
+    const stateOid = encoded.oid;
     const treeChanges: Array<[string, FileChange]> = [...this.vfs.pendingSet.entries()];
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
     const tree = await buildTree(repo, this.vfs.baseView.rootTree, treeChanges);
@@ -419,6 +419,12 @@ export class Session {
     // turn): it stays pinned for gc until the next turn commit.
     if (keep.length > 0) await this.vfs.pinObjects(keep);
     return { commit, tree, turn, changes, message, redactions };
+  }
+
+  /** The state file, redacted, written as a blob; its bytes (tens of megabytes after a long turn) are not kept. */
+  private async writeState(state: SessionState): Promise<{ oid: string; state: SessionState; redactions: RedactionCount[] }> {
+    const encoded = await this.ctx.redaction.encode(state);
+    return { oid: await this.ctx.repo.writeBlob(encoded.bytes, { keep: false }), state: encoded.state, redactions: encoded.redactions };
   }
 
   /**

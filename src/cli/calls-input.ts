@@ -68,12 +68,23 @@ interface Source {
   close(): void;
 }
 
-/** Every call is parsed and checked once; on any failure the whole input's parse gives the error (or, if it passes, the calls). */
+/**
+ * Every call is parsed and checked once; on any failure the whole input's parse gives the error
+ * (or, if it passes, the calls). A call of a megabyte or more is kept as checked (its big strings
+ * are bytes: Utf8Text), not read and parsed a second time, until it runs.
+ */
 async function checked(source: Source, whole: () => Promise<Buffer>): Promise<CallsInput> {
   const bounds = source.bounds;
+  const kept = new Map<number, CallInput>();
   let ok = bounds !== null;
-  for (let i = 0; ok && i < bounds!.length / 2; i++) ok = parseCall(source.read(bounds![2 * i]!, bounds![2 * i + 1]!)) !== null;
+  for (let i = 0; ok && i < bounds!.length / 2; i++) {
+    const [start, end] = [bounds![2 * i]!, bounds![2 * i + 1]!];
+    const call = parseCall(source.read(start, end));
+    if (call !== null && end - start >= LARGE_STRING_BYTES) kept.set(i, call);
+    ok = call !== null;
+  }
   if (!ok) {
+    kept.clear();
     const calls = parseCalls(await whole());
     source.close();
     return { length: calls.length, call: (i) => calls[i]!, close: () => undefined };
@@ -81,6 +92,11 @@ async function checked(source: Source, whole: () => Promise<Buffer>): Promise<Ca
   return {
     length: bounds!.length / 2,
     call(i) {
+      const held = kept.get(i);
+      if (held !== undefined) {
+        kept.delete(i);
+        return held;
+      }
       const call = parseCall(source.read(bounds![2 * i]!, bounds![2 * i + 1]!));
       if (call === null) throw new ForgeError('INVALID_ARGUMENT', `--calls changed while the turn ran: call ${i} is no longer a valid call; the calls before it ran.`);
       return call;
@@ -146,6 +162,11 @@ function readWhole(fd: number): Buffer {
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
+function indexOrEnd(bytes: Uint8Array, byte: number, from: number): number {
+  const at = bytes.indexOf(byte, from);
+  return at === -1 ? bytes.length : at;
+}
+
 /**
  * Finds the bounds of a top-level array's elements, each an object, in bytes fed in order. Any
  * other shape (or invalid JSON it notices) gives null: the whole parse then says what is wrong.
@@ -160,7 +181,16 @@ class BoundsScanner {
 
   /** false once the input is known not to be a plain array of objects. */
   feed(bytes: Uint8Array, offset: number): boolean {
+    // Inside a string: the next quote and backslash, found natively (a 100 MB content is one string).
+    let quote = -1;
+    let backslash = -1;
     for (let i = 0; i < bytes.length; i++) {
+      if (this.inString && !this.escaped) {
+        if (quote < i) quote = indexOrEnd(bytes, 0x22, i);
+        if (backslash < i) backslash = indexOrEnd(bytes, 0x5c, i);
+        i = Math.min(quote, backslash);
+        if (i === bytes.length) break;
+      }
       const b = bytes[i]!;
       switch (this.state) {
         case 'element':

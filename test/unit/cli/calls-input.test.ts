@@ -81,6 +81,13 @@ describe('openCalls (forge turn --calls, checked whole, then parsed one call at 
     }
   });
 
+  it('finds the calls in a file read in pieces, escapes and quotes across the pieces\' edges', async () => {
+    const calls = Array.from({ length: 7 }, (_, k) => ({ tool: `t${k}`, args: { content: `${'a\\"b\\\\'.repeat(40_000 * (k + 1))}\\` } }));
+    const bytes = Buffer.from(JSON.stringify(calls));
+    expect(bytes.length).toBeGreaterThan(3 << 20);
+    expect(await perCall(file(bytes))).toEqual(whole(bytes));
+  });
+
   it('keeps a huge string as UTF-8 bytes, as the whole parse does', async () => {
     const content = 'ü'.repeat(600_000);
     const [first] = await readAll(file(JSON.stringify([{ tool: 'write_file', args: { path: 'a', content } }])));
@@ -95,6 +102,18 @@ describe('openCalls (forge turn --calls, checked whole, then parsed one call at 
     expect(calls.call(0)).toEqual({ tool: 'a' });
     writeFileSync(path, JSON.stringify([{ tool: 'a' }, { toolx: 'b' }]));
     expect(() => calls.call(1)).toThrow(/--calls changed while the turn ran: call 1/);
+    calls.close();
+  });
+
+  it('reads a call of a megabyte or more once: it is kept from the check until it runs', async () => {
+    const content = 'x'.repeat(1 << 20);
+    const path = file(JSON.stringify([{ tool: 'write_file', args: { path: 'big', content } }, { tool: 'small' }]));
+    const calls = await openCalls(path);
+    writeFileSync(path, JSON.stringify([{ tool: 'WRITE_FILE', args: { path: 'big', content } }, { tool: 'small' }]));
+    const first = calls.call(0) as { tool: string; args: { content: unknown } };
+    expect(first.tool).toBe('write_file');
+    expect(String(first.args.content)).toBe(content);
+    expect(calls.call(1)).toEqual({ tool: 'small' });
     calls.close();
   });
 

@@ -1,6 +1,6 @@
 /**
  * `forge turn --calls`: the JSON array of tool calls, checked whole before anything runs, then
- * parsed again one call at a time as each runs. A calls file is read by position (never held
+ * (past its first 4 MiB) parsed again one call at a time as each runs. A calls file is read by position (never held
  * whole); standard input is held as its bytes. So a 10,000-call turn never holds every call's
  * parsed content at once beside the input (only what the recorded calls keep), and the check's
  * garbage is one call's.
@@ -18,6 +18,8 @@ export type CallInput = z.infer<typeof CallSchema>;
 
 /** A string this long stays UTF-8 bytes (Utf8Text): a huge write_file is then held once. */
 const LARGE_STRING_BYTES = 1 << 20;
+/** Input up to this size is parsed whole, once; beyond it, parsed calls are kept from the check up to this much (the rest parsed again as they run). */
+const KEEP_PARSED_BYTES = 4 << 20;
 /** The file is scanned for its calls' bounds in reads of this size. */
 const SCAN_BYTES = 1 << 20;
 
@@ -28,12 +30,18 @@ export interface CallsInput {
   close(): void;
 }
 
-/** Opens and checks `--calls` (a path, or - for standard input); INVALID_ARGUMENT with the same messages as a whole parse. */
-export async function openCalls(source: string): Promise<CallsInput> {
+/**
+ * Opens and checks `--calls` (a path, or - for standard input); INVALID_ARGUMENT with the same
+ * messages as a whole parse. `parseWholeUpTo`: input up to this size is parsed whole (tests pass 0).
+ */
+export async function openCalls(source: string, options: { parseWholeUpTo?: number } = {}): Promise<CallsInput> {
+  const wholeUpTo = options.parseWholeUpTo ?? KEEP_PARSED_BYTES;
   const fd = source === '-' ? -1 : openFile(source);
-  if (fd === -1) {
-    // Standard input, or a path that readInputBytes will say is not readable.
+  if (fd === -1 || fstatSync(fd).size <= wholeUpTo) {
+    if (fd !== -1) closeSync(fd);
+    // Standard input, a usual turn's calls (parsed whole, once), or a path readInputBytes says is not readable.
     const bytes = await readInputBytes(source, '--calls');
+    if (bytes.length <= wholeUpTo) return inMemory(parseCalls(bytes));
     return checked(fromBytes(bytes), async () => bytes);
   }
   try {
@@ -70,24 +78,28 @@ interface Source {
 
 /**
  * Every call is parsed and checked once; on any failure the whole input's parse gives the error
- * (or, if it passes, the calls). A call of a megabyte or more is kept as checked (its big strings
- * are bytes: Utf8Text), not read and parsed a second time, until it runs.
+ * (or, if it passes, the calls). Calls are kept as checked, until they run, while they total
+ * KEEP_PARSED_BYTES of input (a usual turn is parsed once), and so is any call of a megabyte or
+ * more (its big strings are bytes: Utf8Text); the others are read and parsed again as they run.
  */
 async function checked(source: Source, whole: () => Promise<Buffer>): Promise<CallsInput> {
   const bounds = source.bounds;
   const kept = new Map<number, CallInput>();
+  let keptBytes = 0;
   let ok = bounds !== null;
   for (let i = 0; ok && i < bounds!.length / 2; i++) {
     const [start, end] = [bounds![2 * i]!, bounds![2 * i + 1]!];
     const call = parseCall(source.read(start, end));
-    if (call !== null && end - start >= LARGE_STRING_BYTES) kept.set(i, call);
+    // The first calls while they fit the budget (a prefix: the rest are then read in order).
+    if (end - start < LARGE_STRING_BYTES) keptBytes += end - start;
+    if (call !== null && (end - start >= LARGE_STRING_BYTES || keptBytes <= KEEP_PARSED_BYTES)) kept.set(i, call);
     ok = call !== null;
   }
   if (!ok) {
     kept.clear();
     const calls = parseCalls(await whole());
     source.close();
-    return { length: calls.length, call: (i) => calls[i]!, close: () => undefined };
+    return inMemory(calls);
   }
   return {
     length: bounds!.length / 2,
@@ -102,6 +114,19 @@ async function checked(source: Source, whole: () => Promise<Buffer>): Promise<Ca
       return call;
     },
     close: () => source.close(),
+  };
+}
+
+/** Calls parsed whole; each is let go once it was asked for. */
+function inMemory(calls: Array<CallInput | undefined>): CallsInput {
+  return {
+    length: calls.length,
+    call(i) {
+      const call = calls[i]!;
+      calls[i] = undefined;
+      return call;
+    },
+    close: () => undefined,
   };
 }
 

@@ -7,8 +7,8 @@ const decoder = new TextDecoder();
 
 /** The tool calls' line in the document encoded without them (keys at depth 1 are indented by two). */
 const EMPTY_TOOL_CALLS = '\n  "toolCalls": []';
-/** Record strings kept between the two passes up to this many characters (above: made twice). */
-const KEPT_RECORD_CHARS = 1 << 22;
+/** Records' bytes kept between the two passes up to this much (above: stringified twice). */
+const KEPT_RECORD_BYTES = 4 << 20;
 
 /**
  * `JSON.stringify(SessionStateSchema.parse(state), null, 2) + '\n'` as UTF-8: parsing first puts
@@ -24,21 +24,26 @@ export function encodeState(state: SessionState): Uint8Array {
   const at = shell.indexOf(EMPTY_TOOL_CALLS) + EMPTY_TOOL_CALLS.length - 1;
   const head = calls.length === 0 ? shell.slice(0, at) : `${shell.slice(0, at)}\n    `;
   const tail = calls.length === 0 ? shell.slice(at) : `\n  ${shell.slice(at)}`;
-  // Two passes (the length, then the bytes); the records' strings are kept between them while small.
-  const kept: Array<string | null> = [];
+  // Two passes (the length, then the bytes); the records' bytes are kept between them while small.
+  const kept: Array<Uint8Array | null> = [];
   let length = utf8Length(head) + utf8Length(tail) + Math.max(0, calls.length - 1) * SEPARATOR.length;
-  let keptChars = 0;
+  let keptBytes = 0;
   for (let i = 0; i < calls.length; i++) {
     const text = record(i);
-    length += utf8Length(text);
-    keptChars += text.length;
-    kept.push(keptChars <= KEPT_RECORD_CHARS ? text : null);
+    const bytes = keptBytes + text.length <= KEPT_RECORD_BYTES ? encoder.encode(text) : null;
+    length += bytes?.length ?? utf8Length(text);
+    keptBytes += bytes?.length ?? 0;
+    kept.push(bytes);
   }
   const out = new Uint8Array(length);
   let written = encoder.encodeInto(head, out).written;
   for (let i = 0; i < calls.length; i++) {
     if (i > 0) written += encoder.encodeInto(SEPARATOR, out.subarray(written)).written;
-    written += encoder.encodeInto(kept[i] ?? record(i), out.subarray(written)).written;
+    const bytes = kept[i];
+    if (bytes) {
+      out.set(bytes, written);
+      written += bytes.length;
+    } else written += encoder.encodeInto(record(i), out.subarray(written)).written;
     kept[i] = null;
   }
   written += encoder.encodeInto(tail, out.subarray(written)).written;

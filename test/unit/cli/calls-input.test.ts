@@ -16,7 +16,7 @@ const file = (bytes: string | Buffer) => {
 };
 
 async function readAll(path: string): Promise<unknown[]> {
-  const calls = await openCalls(path);
+  const calls = await openCalls(path, { parseWholeUpTo: 0 });
   try {
     return Array.from({ length: calls.length }, (_, i) => calls.call(i));
   } finally {
@@ -96,25 +96,36 @@ describe('openCalls (forge turn --calls, checked whole, then parsed one call at 
     expect(String(value)).toBe(content);
   });
 
-  it('parses each call from the file when it is asked for (a call changed since the check is refused, not run)', async () => {
-    const path = file(JSON.stringify([{ tool: 'a' }, { tool: 'b' }]));
+  it('past its first 4 MiB, parses each call from the file when it is asked for (a call changed since the check is refused, not run)', async () => {
+    const many = Array.from({ length: 3000 }, (_, k) => ({ tool: 'w', args: { path: `f${k}`, content: 'c'.repeat(2000) } }));
+    const json = JSON.stringify([...many, { tool: 'b' }]);
+    const path = file(json);
     const calls = await openCalls(path);
-    expect(calls.call(0)).toEqual({ tool: 'a' });
-    writeFileSync(path, JSON.stringify([{ tool: 'a' }, { toolx: 'b' }]));
-    expect(() => calls.call(1)).toThrow(/--calls changed while the turn ran: call 1/);
+    expect(calls.length).toBe(3001);
+    expect(calls.call(0)).toEqual(many[0]);
+    writeFileSync(path, json.replace('{"tool":"b"}', '{"tooL":"b"}'));
+    expect(calls.call(2999)).toEqual(many[2999]);
+    expect(() => calls.call(3000)).toThrow(/--calls changed while the turn ran: call 3000/);
     calls.close();
   });
 
   it('reads a call of a megabyte or more once: it is kept from the check until it runs', async () => {
     const content = 'x'.repeat(1 << 20);
     const path = file(JSON.stringify([{ tool: 'write_file', args: { path: 'big', content } }, { tool: 'small' }]));
-    const calls = await openCalls(path);
+    const calls = await openCalls(path, { parseWholeUpTo: 0 });
     writeFileSync(path, JSON.stringify([{ tool: 'WRITE_FILE', args: { path: 'big', content } }, { tool: 'small' }]));
     const first = calls.call(0) as { tool: string; args: { content: unknown } };
     expect(first.tool).toBe('write_file');
     expect(String(first.args.content)).toBe(content);
     expect(calls.call(1)).toEqual({ tool: 'small' });
     calls.close();
+  });
+
+  it('parses a usual turn\'s calls whole, once (a file up to 4 MiB)', async () => {
+    const path = file(JSON.stringify([{ tool: 'a' }, { tool: 'b' }]));
+    const calls = await openCalls(path);
+    writeFileSync(path, JSON.stringify([{ tool: 'x' }, { tool: 'y' }]));
+    expect([calls.call(0), calls.call(1)]).toEqual([{ tool: 'a' }, { tool: 'b' }]);
   });
 
   it('says a missing file is missing', async () => {

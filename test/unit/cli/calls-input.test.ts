@@ -82,7 +82,8 @@ describe('openCalls (forge turn --calls, checked whole, then parsed one call at 
   });
 
   it('finds the calls in a file read in pieces, escapes and quotes across the pieces\' edges', async () => {
-    const calls = Array.from({ length: 7 }, (_, k) => ({ tool: `t${k}`, args: { content: `${'a\\"b\\\\'.repeat(40_000 * (k + 1))}\\` } }));
+    // Each literal under 1 MiB (a plain string, compared fast), the file over three 1 MiB pieces.
+    const calls = Array.from({ length: 6 }, (_, k) => ({ tool: `t${k}`, args: { content: `${'a\\"b\\\\'.repeat(60_000 + k * 7)}\\` } }));
     const bytes = Buffer.from(JSON.stringify(calls));
     expect(bytes.length).toBeGreaterThan(3 << 20);
     expect(await perCall(file(bytes))).toEqual(whole(bytes));

@@ -4,12 +4,14 @@ import { z } from 'zod';
 import { ForgeError } from '../errors';
 import { parseJsonBytes } from '../tools/json-bytes';
 
-const CallsSchema = z.array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }));
+export const CallSchema = z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() });
+const CallsSchema = z.array(CallSchema);
 
-export type ToolCallList = z.infer<typeof CallsSchema>;
+export type CallInput = z.infer<typeof CallSchema>;
+export type ToolCallList = CallInput[];
 
 /** A string this long stays UTF-8 bytes (Utf8Text): a huge write_file is then held once. */
-const LARGE_STRING_BYTES = 1 << 20;
+export const LARGE_STRING_BYTES = 1 << 20;
 
 export function parseCalls(bytes: Buffer): ToolCallList {
   let raw: unknown;
@@ -33,15 +35,18 @@ export function parseCalls(bytes: Buffer): ToolCallList {
 /** What CallsSchema accepts, without copying it: an array of {tool, args?, id?} with a non-empty tool name and an object of args. */
 export function isCallList(raw: unknown): raw is ToolCallList {
   if (!Array.isArray(raw)) return false;
-  for (const call of raw) {
-    if (!isPlainObject(call)) return false;
-    for (const key in call) if (key !== 'tool' && key !== 'args' && key !== 'id') return false;
-    const { tool, args, id } = call as Record<string, unknown>;
-    if (typeof tool !== 'string' || tool.length === 0) return false;
-    if (id !== undefined && typeof id !== 'string') return false;
-    if (args !== undefined && !isPlainObject(args)) return false;
-  }
+  for (const call of raw) if (!isCall(call)) return false;
   return true;
+}
+
+/** What CallSchema accepts, without copying it. */
+export function isCall(call: unknown): call is CallInput {
+  if (!isPlainObject(call)) return false;
+  for (const key in call) if (key !== 'tool' && key !== 'args' && key !== 'id') return false;
+  const { tool, args, id } = call;
+  if (typeof tool !== 'string' || tool.length === 0) return false;
+  if (id !== undefined && typeof id !== 'string') return false;
+  return args === undefined || isPlainObject(args);
 }
 
 /** A plain object (also one without a prototype, which the schema accepts too); anything else goes through the schema. */

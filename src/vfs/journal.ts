@@ -61,6 +61,8 @@ export interface Journal {
 
 /** appendRecords writes its lines in runs of about this many characters. */
 const APPEND_RUN_CHARS = 1 << 20;
+/** A header line is ~120 bytes (two ids); read in pieces this big until its newline. */
+const HEADER_READ_BYTES = 4096;
 
 /** A journal rewrite takes milliseconds: a temporary file this old is no live writer's. */
 const STALE_TEMPORARY_MS = 10_000;
@@ -224,8 +226,8 @@ export class FsJournal implements Journal {
       if (errnoCode(error) === 'ENOENT') return;
       throw toForgeError(error);
     }
-    const current = await this.loadFrom(taken).catch(() => null);
-    if (current !== null && current.owner !== owner) {
+    const current = await this.ownerOf(taken).catch(() => null);
+    if (current !== null && current !== owner) {
       // Another writer's journal: put it back, unless an even newer one has appeared meanwhile.
       const newer = await this.fs.promises.lstat(this.path).then(
         () => true,
@@ -235,6 +237,40 @@ export class FsJournal implements Journal {
     }
     await unlink(taken);
     await flushWrites(this.fs);
+  }
+
+  /**
+   * The owner its header names, or null for a file without a readable header (as load would
+   * find nothing). Read from the file's start only where the fs can: a long turn's journal is
+   * tens of megabytes, read and parsed whole just for its first line at every commit.
+   */
+  private async ownerOf(path: string): Promise<string | null> {
+    if (!hasSyncApi(this.fs)) return (await this.loadFrom(path))?.owner ?? null;
+    const fd = this.fs.openSync(path, 'r');
+    let head = new Uint8Array(0);
+    try {
+      for (;;) {
+        const chunk = new Uint8Array(HEADER_READ_BYTES);
+        const n = this.fs.readSync(fd, chunk, 0, chunk.length, head.length);
+        const joined = new Uint8Array(head.length + n);
+        joined.set(head);
+        joined.set(chunk.subarray(0, n), head.length);
+        head = joined;
+        if (n === 0 || head.includes(10)) break;
+      }
+    } finally {
+      this.fs.closeSync(fd);
+    }
+    const end = head.indexOf(10);
+    const text = new TextDecoder().decode(end === -1 ? head : head.subarray(0, end));
+    if (text === '') return null;
+    let header: Header;
+    try {
+      header = JSON.parse(text) as Header;
+    } catch {
+      return null;
+    }
+    return typeof header === 'object' && header !== null && header.v === 1 && typeof header.base === 'string' && typeof header.owner === 'string' ? header.owner : null;
   }
 
   private async appendLine(line: string): Promise<boolean> {

@@ -174,8 +174,24 @@ describe('FsJournal', () => {
     await winner.rewrite({ base: A, owner: 'winner', changes: new Map(), states: [] });
     // The loser of a race persists its journal at the worst moment: right after the winner read the file to check ownership.
     let interleaved = false;
+    // The ownership check reads the file's start with openSync/readSync (the fs has them), else with readFile.
+    const opened = new Map<number, string>();
     const racing: GitFs = {
       ...fs,
+      openSync: (path: string, flags: string | number) => {
+        const fd = fs.openSync!(path, flags);
+        opened.set(fd, path);
+        return fd;
+      },
+      closeSync: (fd: number) => {
+        fs.closeSync!(fd);
+        if (!interleaved && opened.get(fd)?.startsWith(PATH)) {
+          interleaved = true;
+          // The loser's rewrite (a temporary file renamed into place), done here as the read is synchronous.
+          fs.writeFileSync!(`${PATH}.loser.tmp`, `${JSON.stringify({ v: 1, base: A, owner: 'loser' })}\n${JSON.stringify({ path: 'mine.txt', oid: B, mode: '100644' })}\n`);
+          fs.renameSync!(`${PATH}.loser.tmp`, PATH);
+        }
+      },
       promises: new Proxy(fs.promises, {
         get(target, name) {
           const value = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
@@ -197,6 +213,34 @@ describe('FsJournal', () => {
     expect(left?.owner).toBe('loser');
     expect(left?.changes).toEqual(new Map([['mine.txt', { oid: B, mode: '100644' }]]));
     expect((await fs.promises.readdir('/g/forge/pending')).sort()).toEqual(['s1.jsonl']);
+  });
+
+  it('checks ownership at a clear from the header line only, not by reading and parsing the whole journal', async () => {
+    const { fs, journal } = setup();
+    const states = Array.from({ length: 200 }, (_, k) => ({ delta: { toolCalls: [{ id: `c${k}`, args: { content: 'x'.repeat(2000) } }] } }));
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]), states });
+    const size = (await fs.promises.stat(PATH)).size;
+    let bytesRead = 0;
+    let wholeReads = 0;
+    const counting: GitFs = {
+      ...fs,
+      readSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => {
+        const n = fs.readSync!(fd, buffer, offset, length, position);
+        bytesRead += n;
+        return n;
+      },
+      readFileSync: (path: string) => {
+        wholeReads++;
+        return fs.readFileSync!(path);
+      },
+      promises: { ...fs.promises, readFile: ((...args: [string]) => (wholeReads++, fs.promises.readFile(...args))) as GitFs['promises']['readFile'] },
+    };
+    await new FsJournal(counting, '/g', 's1').clear('someone-else');
+    expect(await journal.load()).not.toBeNull();
+    await new FsJournal(counting, '/g', 's1').clear('o1');
+    expect(await journal.load()).toBeNull();
+    expect(wholeReads).toBe(0);
+    expect(bytesRead).toBeLessThan(size / 10);
   });
 
   it('keeps journals of different keys apart', async () => {

@@ -89,7 +89,7 @@ const worker = await bundle({ entryPoints: ['src/tools/repo/node/worker-main.ts'
 const buildHash = createHash('sha256');
 for (const name of Object.keys(cli).filter((n) => n.endsWith('.cjs')).sort()) buildHash.update(name).update(cli[name]);
 const buildId = buildHash.digest('hex').slice(0, 16);
-const bundleOf = Object.fromEntries(Object.entries(groups).flatMap(([group, spec]) => spec.commands.map((n) => [n, { bundle: `forge-${group}.cjs`, fullBundleFor: spec.fullBundleFor }])));
+const bundleOf = Object.fromEntries(Object.entries(groups).flatMap(([group, spec]) => spec.commands.map((n) => [n, { bundle: `forge-${group}.cjs`, fullBundleFor: spec.fullBundleFor, v8Flags: spec.v8Flags ?? [] }])));
 const launcher = readFileSync('scripts/cli-launcher.cjs', 'utf8')
   .replace("'__FORGE_BUILD_ID__'", `'${buildId}'`)
   .replace('__FORGE_BUNDLE_OF__', JSON.stringify(bundleOf));

@@ -25,7 +25,7 @@ const BUILD_ID = '__FORGE_BUILD_ID__';
 // dist/forge.cjs (every command, help, an unknown word). Set by the build.
 const BUNDLE_OF = new Map(Object.entries(__FORGE_BUNDLE_OF__));
 
-/** The bundle for these arguments; the command word is the first one after the global options, skipped as src/cli/globals.ts takes them. */
+/** The bundle for these arguments, and the V8 flags it runs with; the command word is the first one after the global options, skipped as src/cli/globals.ts takes them. */
 function bundleFor(argv) {
   let i = 0;
   for (; i < argv.length; i++) {
@@ -34,13 +34,16 @@ function bundleFor(argv) {
     else if (!(arg.startsWith('--repo=') || (arg.startsWith('-C') && arg.length > 2) || arg === '--no-color' || arg === '-q' || arg === '--quiet')) break;
   }
   const route = i < argv.length ? BUNDLE_OF.get(argv[i]) : undefined;
-  if (route === undefined) return 'forge.cjs';
+  if (route === undefined) return { name: 'forge.cjs', v8Flags: [] };
   const needsFull = argv.slice(i + 1).some((arg) => route.fullBundleFor.some((option) => arg === option || arg.startsWith(`${option}=`)));
-  return needsFull ? 'forge.cjs' : route.bundle;
+  return needsFull ? { name: 'forge.cjs', v8Flags: [] } : { name: route.bundle, v8Flags: route.v8Flags };
 }
 
-const name = bundleFor(process.argv.slice(2));
+const { name, v8Flags } = bundleFor(process.argv.slice(2));
 const file = join(__dirname, name);
+// Before the bundle is compiled: V8 checks a code cache against its flags, so flags set later
+// would make it reject (and rewrite) the cache on every run.
+for (const flag of v8Flags) require('node:v8').setFlagsFromString(flag);
 
 function cacheDir() {
   const env = process.env;

@@ -14,6 +14,7 @@ import { mkdirp } from './fs-capabilities';
 import { LooseObjects, objectWriteError, tempObjectName, type CompressedObject } from './loose-objects';
 import { frameObject, objectHeader, type ObjectType } from './object-codec';
 import { PackIndex } from './pack-index';
+import { PACK_MIN_OBJECTS, StagedObjects, writePackFiles } from './staged-objects';
 import { createDeltaBaseCache, PackReader, type DeltaBaseCache, type RawObject } from './pack-reader';
 import { fromHex, type GitPlatform, type SyncPlatform } from './platform';
 
@@ -23,6 +24,11 @@ export type { RawObject };
 const UNSETTLED_BYTES = 256 * 1024 * 1024;
 /** From this size an object is hashed and deflated in parts (see SyncPlatform.deflateParts). */
 const LARGE_OBJECT_BYTES = 1024 * 1024;
+/**
+ * Staged objects (see stageWrites) are written once they hold this much content: a bound for any
+ * batch, above the session's own pin interval (8 MiB, work-in-progress-vfs.ts), which writes them first.
+ */
+const STAGED_BYTES = 16 * 1024 * 1024;
 
 interface ObjectDir {
   path: string;
@@ -37,6 +43,8 @@ export class ObjectStore {
   private readonly baseCache: DeltaBaseCache = createDeltaBaseCache();
   /** Reads where the fs has no synchronous calls or the platform no sync zlib (a browser). */
   private readonly asyncObjects: AsyncObjects | null;
+  /** New small objects held until written together (see stageWrites); null: each written at once. */
+  private staged: StagedObjects | null = null;
 
   constructor(
     private readonly fs: GitFs,
@@ -61,6 +69,47 @@ export class ObjectStore {
 
   async read(oid: string): Promise<RawObject> {
     return this.readNow(oid);
+  }
+
+  /**
+   * From here on, new objects under LARGE_OBJECT_BYTES are held in memory and written together
+   * (one pack of them, or loose when they are few: staged-objects.ts) before anything on disk
+   * could name them: before a ref moves (beforeRefUpdate, restoreUnsettled), before the store
+   * says whether an object is on disk (freshen, ensureHeld of another object), at close, and
+   * every STAGED_BYTES. Reads see them meanwhile. For a batch whose objects no one is told about
+   * before it ends (a `forge turn`): a kill before the write loses only that batch's objects.
+   * Only where writes are synchronous (Node); elsewhere a no-op.
+   */
+  stageWrites(): void {
+    if (this.syncFs) this.staged ??= new StagedObjects();
+  }
+
+  /** Whether the object is held to be written with the batch (see stageWrites). */
+  isStaged(oid: string): boolean {
+    return this.staged?.has(oid) ?? false;
+  }
+
+  /**
+   * Writes the staged objects: one pack and its index, or loose objects when there are fewer than
+   * PACK_MIN_OBJECTS (a pack per small batch would pile up packs that every lookup searches). On
+   * failure they stay staged (a later write tries again).
+   */
+  flushStaged(): void {
+    const staged = this.staged;
+    if (staged === null || staged.size === 0) return;
+    const objects = staged.entries();
+    const dir = this.dirs[0]!;
+    if (objects.length < PACK_MIN_OBJECTS) {
+      for (const [oid, { type, content }] of objects) dir.loose!.write(oid, this.zlib!.deflate(frameObject(type, content)));
+    } else {
+      const { indexPath, packPath, index } = writePackFiles(this.syncFs!, dir.path, this.zlib!, objects);
+      // Listed already: the new pack joins the listing (listing it again would reopen every
+      // index), its index from the bytes just written (the commit asks it for every object).
+      if (dir.packs !== null && !dir.packs.some((p) => p.packPath === packPath)) {
+        dir.packs.push(new PackReader(new PackIndex(index, indexPath), packPath, this.syncFs!, this.zlib!, this.baseCache, (oid) => this.readSync(oid)));
+      }
+    }
+    staged.clear();
   }
 
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
@@ -96,6 +145,8 @@ export class ObjectStore {
 
   private readNow(oid: string): RawObject | Promise<RawObject> {
     if (!this.syncFs) return this.readAsync(oid);
+    const staged = this.staged?.get(oid);
+    if (staged !== undefined) return { type: staged.type, content: staged.content };
     const found = this.readSync(oid);
     if (found) return found;
     throw notFound(oid);
@@ -103,6 +154,8 @@ export class ObjectStore {
 
   /** An object's size without inflating it where the fast path can (pack entry or loose header). */
   async sizeOf(oid: string): Promise<number> {
+    const staged = this.staged?.get(oid);
+    if (staged !== undefined) return staged.content.length;
     if (this.syncFs) {
       for (let attempt = 0; attempt < 2; attempt++) {
         const hit = this.packed(this.oidBytes(oid));
@@ -127,18 +180,31 @@ export class ObjectStore {
    * Whether the object is on disk now: its loose file, or a listed pack that still exists (the
    * packs listed again once when neither answers: a gc may have packed it). Nothing is touched.
    */
-  private async presentNow(oid: string): Promise<boolean> {
+  private async presentNow(oid: string, packsSeen?: Set<string>): Promise<boolean> {
     if (!this.syncFs) return this.has(oid);
+    this.flushStaged();
     for (let attempt = 0; attempt < 2; attempt++) {
       const raw = this.oidBytes(oid);
+      // Packs first: an index lookup is in memory, and a pack seen on disk in this same check
+      // (`packsSeen`: one pass over a batch's objects) is not asked again.
+      for (const dir of this.dirs) {
+        for (const pack of this.packsOf(dir)) {
+          if (pack.index.find(raw) < 0) continue;
+          if (packsSeen?.has(pack.packPath)) return true;
+          if (this.syncFs.existsSync(pack.packPath)) {
+            packsSeen?.add(pack.packPath);
+            return true;
+          }
+        }
+      }
       for (const dir of this.dirs) if (dir.loose!.present(oid)) return true;
-      for (const dir of this.dirs) for (const pack of this.packsOf(dir)) if (pack.index.find(raw) >= 0 && this.syncFs.existsSync(pack.packPath)) return true;
       this.refresh();
     }
     return false;
   }
 
   async has(oid: string): Promise<boolean> {
+    if (this.staged?.has(oid)) return true;
     if (this.syncFs) return this.hasSync(oid) || (this.refresh(), this.hasSync(oid));
     return this.asyncObjects!.has(oid);
   }
@@ -164,6 +230,14 @@ export class ObjectStore {
     let oid: string;
     if (this.syncFs) {
       oid = this.zlib!.sha1Hex(framed);
+      const staged = this.staged;
+      if (staged !== null) {
+        // Held and written with the batch (deflated then); one already on disk is freshened.
+        if (!staged.has(oid) && !this.freshenSync(oid, false, true)) staged.add(oid, { type, content });
+        this.remember(oid, type, content);
+        if (staged.bytes >= STAGED_BYTES) this.flushStaged();
+        return oid;
+      }
       if (!this.freshenSync(oid, false, true)) this.dirs[0]!.loose!.write(oid, this.zlib!.deflate(framed));
     } else {
       oid = await this.platform.sha1Hex(framed);
@@ -210,6 +284,7 @@ export class ObjectStore {
    * (settle, after the move, covers a gc that starts in between).
    */
   async beforeRefUpdate(waitForGc: () => Promise<boolean>): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size === 0) return;
     // The gc waited out may have pruned them (nothing reached them yet): the ref must not move
     // onto a missing object, so they are written again first.
@@ -224,6 +299,7 @@ export class ObjectStore {
    * stat per object, and only of what this process wrote since the last move.
    */
   async restoreUnsettled(): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size > 0) await this.restoreMissing([...this.unsettled]);
   }
 
@@ -238,6 +314,7 @@ export class ObjectStore {
    * written anew, the same bytes under the same oid). `waitForGc` waits the gc out.
    */
   async settle(waitForGc: () => Promise<boolean>): Promise<void> {
+    this.flushStaged();
     if (this.unsettled.size === 0) return;
     const objects = [...this.unsettled];
     this.unsettled.clear();
@@ -263,6 +340,8 @@ export class ObjectStore {
    * freshening (its mtime is recent). False for any other object.
    */
   async ensureHeld(oid: string): Promise<boolean> {
+    // Staged: written before any ref can name it (see stageWrites).
+    if (this.staged?.has(oid)) return true;
     if (!this.unsettled.has(oid)) return false;
     if (!(await this.presentNow(oid))) await this.rewriteHeld(oid);
     return true;
@@ -270,8 +349,9 @@ export class ObjectStore {
 
   /** Writes again, same bytes under the same oid, each of these objects that is not on disk now. */
   private async restoreMissing(objects: ReadonlyArray<[string, { type: ObjectType; content: Bytes }]>): Promise<void> {
+    const packsSeen = new Set<string>();
     for (const [oid, { type, content }] of objects) {
-      if (await this.presentNow(oid)) continue;
+      if (await this.presentNow(oid, packsSeen)) continue;
       const size = bytesLength(content);
       if (this.writesInParts(size)) {
         this.dirs[0]!.loose!.write(oid, this.deflatedRuns([objectHeader(type, size), ...runsOf(content)]));
@@ -290,11 +370,20 @@ export class ObjectStore {
    */
   async freshen(oid: string): Promise<boolean> {
     if (!this.syncFs) return this.has(oid);
+    this.flushStaged();
     if (this.freshenSync(oid)) return true;
     // A gc may have packed it into a pack we have not listed yet: list again, once.
     this.refresh();
     return this.freshenSync(oid, true);
   }
+
+  /**
+   * Packs a write found an object in and touched, in this listing: git freshens a pack once per
+   * process (`p->freshened`), not once per object written that it holds (a merge's existing trees).
+   * Only writes use it: what they write is held until a ref reaches it (restoreMissing checks the
+   * files); `freshen` still touches the pack every time.
+   */
+  private readonly freshenedPacks = new WeakSet<PackReader>();
 
   /** `forWrite`: the caller writes the object when this says false (a listing may answer absent). */
   private freshenSync(oid: string, retried = false, forWrite = false): boolean {
@@ -302,7 +391,11 @@ export class ObjectStore {
     for (const dir of this.dirs) {
       for (const pack of this.packsOf(dir)) {
         if (pack.index.find(raw) < 0) continue;
-        if (this.touchPack(pack.packPath)) return true;
+        if (forWrite && this.freshenedPacks.has(pack)) return true;
+        if (this.touchPack(pack.packPath)) {
+          if (forWrite) this.freshenedPacks.add(pack);
+          return true;
+        }
         // The pack is gone (git repacked since we listed it): list again, once.
         if (retried) return false;
         this.refresh();
@@ -338,6 +431,7 @@ export class ObjectStore {
     }
     const find = () => {
       const found = new Set<string>();
+      for (const oid of this.staged?.oids() ?? []) if (oid.startsWith(prefix)) found.add(oid);
       for (const dir of this.dirs) {
         for (const oid of dir.loose!.findByPrefix(prefix)) found.add(oid);
         for (const pack of this.packsOf(dir)) for (const oid of pack.index.findByPrefix(prefix, limit)) found.add(oid);
@@ -352,6 +446,11 @@ export class ObjectStore {
   }
 
   close(): void {
+    try {
+      this.flushStaged();
+    } catch {
+      // Nothing on disk names a staged object (no ref moved onto it): losing them loses no data.
+    }
     for (const dir of this.dirs) for (const pack of dir.packs ?? []) pack.close();
     this.asyncObjects?.refresh();
     this.baseCache.clear();

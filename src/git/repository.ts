@@ -240,12 +240,14 @@ export class Repository {
    * unless `keep` is false: for what is written and not read again (a session's state file,
    * megabytes in a long session, would push useful blobs out of the cache). Content given as
    * runs (a large file's new version around an edit) is not kept: joining it is the copy the
-   * runs avoid; a read of it inflates it.
+   * runs avoid; a read of it inflates it. Nor is a blob the object store holds staged.
    */
   async writeBlob(content: Bytes, options: { keep?: boolean } = {}): Promise<string> {
     const oid = await this.objects.write('blob', content);
     this.blobOids.set(content, oid);
-    if (options.keep !== false && content instanceof Uint8Array) {
+    // A blob staged with a batch (a `forge turn`'s write) is read from the batch until it is
+    // written; a copy in the cache too held ~16 MiB more through a 10,000-call turn.
+    if (options.keep !== false && content instanceof Uint8Array && !this.objects.isStaged(oid)) {
       const kept = ownBytes(content);
       this.keepBlob(oid, kept);
       this.blobOids.set(kept, oid);

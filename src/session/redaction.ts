@@ -16,7 +16,10 @@ export interface SecretMatch {
   end: number;
 }
 
-/** Finds secrets in many texts at once (one call per state: a scanner may be slow to start). */
+/**
+ * Finds secrets in many texts at once (a scanner may be slow to start: it is given up to
+ * SCAN_SLICE_CHARS of texts per call). A text's matches must not depend on the other texts given with it.
+ */
 export interface SecretScanner {
   readonly name: string;
   scan(texts: readonly string[]): Promise<SecretMatch[][]>;
@@ -148,8 +151,12 @@ export class Redactor {
     const todo = [...new Set(texts.filter((t) => t.length >= 8 && !this.clean.has(t)))];
     const found = new Map<string, SecretMatch[]>(todo.map((t) => [t, []]));
     for (const scanner of this.scanners) {
-      const results = await scanner.scan(todo);
-      todo.forEach((text, i) => found.get(text)!.push(...(results[i] ?? [])));
+      // A slice of the texts at a time: a 10,000-call turn's state is tens of megabytes of text,
+      // which a scanner given all at once holds joined and indexed, its garbage outliving young GCs.
+      for (const [from, to] of slices(todo, SCAN_SLICE_CHARS)) {
+        const results = await scanner.scan(todo.slice(from, to));
+        for (let i = from; i < to; i++) found.get(todo[i]!)!.push(...(results[i - from] ?? []));
+      }
     }
     const counts = new Map<string, number>();
     const replaced = new Map<string, string>();
@@ -172,6 +179,29 @@ export class Redactor {
     }
     return { texts: texts.map((t) => replaced.get(t) ?? t), counts };
   }
+}
+
+/**
+ * Texts given to a scanner per call, in characters (a longer text is given alone). secretlint on
+ * 20 MB of a turn's texts: +13 MiB of RSS in 64 KiB slices, +31 in 1 MiB ones, about the same CPU time.
+ */
+export const SCAN_SLICE_CHARS = 1 << 16;
+
+/** [from, to) ranges of `texts`, each of at most `limit` characters or one text. */
+export function slices(texts: readonly string[], limit: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let from = 0;
+  let chars = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (i > from && chars + texts[i]!.length > limit) {
+      out.push([from, i]);
+      from = i;
+      chars = 0;
+    }
+    chars += texts[i]!.length;
+  }
+  if (from < texts.length) out.push([from, texts.length]);
+  return out;
 }
 
 export function countsToList(counts: ReadonlyMap<string, number>): RedactionCount[] {

@@ -57,6 +57,11 @@ export class LeaseGuard {
 
   constructor(readonly lease: SessionLease) {}
 
+  /** Whether this process took the lease (and has not found it gone since). */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
   async beforeWrite(): Promise<void> {
     if (!this.held) {
       this.takenOver = await this.lease.acquire();
@@ -92,6 +97,8 @@ export class Session {
   prunedHead?: { missing: string; restored: string };
   /** Set when opening dropped pending paths whose blobs a gc removed before they were pinned. */
   droppedOnOpen?: string[];
+  /** Set by pinPerBatch: the calls up to the commit are one batch. */
+  private batched = false;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -174,7 +181,7 @@ export class Session {
   }
 
   async recordToolCall(record: Omit<ToolCallRecord, 'turn' | 'at'>): Promise<void> {
-    this.state.toolCalls.push({ ...record, turn: this.currentTurn, at: this.stamp() });
+    this.state.toolCalls.push(stampedRecord(record, this.currentTurn, this.stamp()));
     await this.saveState();
   }
 
@@ -196,6 +203,13 @@ export class Session {
    * changes still journaled takes those changes over: they are acknowledged edits.
    */
   async prepareCall(): Promise<void> {
+    // A batch's calls: the lease is checked at the first, then at each pin and at the commit
+    // (pinPerBatch), not per call.
+    if (this.batched && this.guard?.isHeld) return;
+    return this.checkLease();
+  }
+
+  private async checkLease(): Promise<void> {
     if (!this.guard) return;
     this.guard.takenOver = false;
     await this.guard.beforeWrite();
@@ -267,10 +281,13 @@ export class Session {
    * The tool calls up to the next commit are acknowledged together (a `forge turn` tells its
    * caller only when it exits): their blobs are pinned for gc once, at the commit, instead of
    * once per call. A gc beside a batch killed before that may remove some: opening the session
-   * drops those paths and says so (droppedOnOpen). A connection that acknowledges each call
-   * (MCP, `forge run`) never batches.
+   * drops those paths and says so (droppedOnOpen). Their journal records are held and written
+   * at the pins, their objects written as one pack, and the lease checked at the first call and
+   * at each pin and the commit (WorkInProgressVfs.deferPins). A connection that acknowledges each
+   * call (MCP, `forge run`) never batches.
    */
   pinPerBatch(): void {
+    this.batched = true;
     this.vfs.deferPins();
   }
 
@@ -289,7 +306,7 @@ export class Session {
   }
 
   private async commitWithRetry(options: CommitTurnOptions): Promise<TurnCommit> {
-    await this.prepareCall();
+    await this.checkLease();
     try {
       return await this.commitOnce(options);
     } catch (error) {
@@ -365,9 +382,6 @@ export class Session {
     const pendingOids = this.vfs.pendingOids();
     const missing = await repo.restoreFromMemory(pendingOids);
     if (missing.length > 0) throw await this.dropLostPending(missing);
-    // A batch's blobs are pinned before the branch moves onto them: a gc that walks the refs
-    // between here and the move (and a kill meanwhile) cannot leave the branch naming a pruned blob.
-    await this.vfs.pinDeferred(new Set(pendingOids));
     const changes = await this.vfs.diff();
     const now = this.ctx.now();
     const turn = this.state.turn + 1;
@@ -375,8 +389,8 @@ export class Session {
     // in their own commits, so the file, and this write, stay O(turn).
     const turnCalls = this.state.toolCalls.filter((c) => c.turn === turn);
     const nextState: SessionState = { ...this.state, version: SESSION_STATE_VERSION, turn, updatedAt: now.toISOString(), toolCalls: turnCalls };
-    const encoded = await this.ctx.redaction.encode(nextState);
-    const stateOid = await repo.writeBlob(encoded.bytes, { keep: false });
+    const encoded = await this.writeState(nextState);
+    const stateOid = encoded.oid;
     const treeChanges: Array<[string, FileChange]> = [...this.vfs.pendingSet.entries()];
     treeChanges.push([sessionStatePath(this.id), { oid: stateOid, mode: '100644' }]);
     const tree = await buildTree(repo, this.vfs.baseView.rootTree, treeChanges);
@@ -396,6 +410,11 @@ export class Session {
     const author = await repo.identity(options.author, now);
     const committer = await repo.identity(options.committer ?? options.author, now, 'committer');
     const commit = await repo.writeCommit({ tree, parents: [this.headOid], author, committer, message });
+    // A batch's blobs are pinned before the branch moves onto them: a gc that walks the refs
+    // between here and the move (and a kill meanwhile) cannot leave the branch naming a pruned
+    // blob. The pin holds the turn's tree (it reaches them all), and its move writes the turn's
+    // staged objects as one pack.
+    await this.vfs.pinForCommit(tree);
     try {
       await repo.refs.update({ ref: this.ref, newOid: commit, expectedOid: this.headOid, committer, reflogMessage: `forge: turn ${turn}` });
     } catch (error) {
@@ -419,6 +438,12 @@ export class Session {
     // turn): it stays pinned for gc until the next turn commit.
     if (keep.length > 0) await this.vfs.pinObjects(keep);
     return { commit, tree, turn, changes, message, redactions };
+  }
+
+  /** The state file, redacted, written as a blob; its bytes (tens of megabytes after a long turn) are not kept. */
+  private async writeState(state: SessionState): Promise<{ oid: string; state: SessionState; redactions: RedactionCount[] }> {
+    const encoded = await this.ctx.redaction.encode(state);
+    return { oid: await this.ctx.repo.writeBlob(encoded.bytes, { keep: false }), state: encoded.state, redactions: encoded.redactions };
   }
 
   /**
@@ -465,6 +490,17 @@ export class Session {
   }
 }
 
+
+/**
+ * `{ ...record, turn, at }`, the usual records as object literals: V8 gave each spread copy an
+ * object shape of its own (10,000 shapes in a 10,000-call turn); the keys stay in the same order.
+ */
+function stampedRecord(record: Omit<ToolCallRecord, 'turn' | 'at'>, turn: number, at: string): ToolCallRecord {
+  const keys = Object.keys(record).join(',');
+  if (keys === 'id,tool,args,ok,output') return { id: record.id, tool: record.tool, args: record.args, ok: record.ok, output: record.output, turn, at };
+  if (keys === 'id,tool,args,ok,error') return { id: record.id, tool: record.tool, args: record.args, ok: record.ok, error: record.error!, turn, at };
+  return { ...record, turn, at };
+}
 
 /** Makes `list` hold `kept` (a subsequence of it), in place: tools and loops hold the array. */
 function keepOnly<T>(list: T[], kept: readonly T[]): void {

@@ -58,7 +58,8 @@ export class StateDeltaTracker {
       const changed = takeChangedKeys(now);
       // A tracked map: only its changed keys. A map replaced by another object: every key, once.
       for (const key of changed ?? Object.keys(now)) {
-        if (key in now && before[key] !== now[key]) ((delta.set ??= {})[field] ??= {})[key] = now[key]!;
+        // Without a prototype (a dictionary): an object literal keyed by a path is a new object shape per call.
+        if (key in now && before[key] !== now[key]) ((delta.set ??= {})[field] ??= Object.create(null) as Record<string, string>)[key] = now[key]!;
       }
       for (const key of changed ?? Object.keys(before)) if (key in before && !(key in now)) ((delta.unset ??= {})[field] ??= []).push(key);
       // The live state's maps are tracked from their first delta on (not the state reset to,

@@ -49,9 +49,20 @@ export interface Journal {
   appendState(state: unknown): Promise<boolean>;
   /** Appends changes and a state record as one line (all or nothing); false as for append. */
   appendRecord(record: JournalRecord): Promise<boolean>;
+  /**
+   * Appends records as lines, a few writes of ~1 MiB (a batch's records, held until its pin);
+   * false as for append. A failed write is cut back to the last whole line: the first records
+   * may stay.
+   */
+  appendRecords(records: readonly JournalRecord[]): Promise<boolean>;
   /** Removes the file if `owner` still owns it; with no owner, unconditionally. */
   clear(owner?: string): Promise<void>;
 }
+
+/** appendRecords writes its lines in runs of about this many characters. */
+const APPEND_RUN_CHARS = 1 << 20;
+/** A header line is ~120 bytes (two ids); read in pieces this big until its newline. */
+const HEADER_READ_BYTES = 4096;
 
 /** A journal rewrite takes milliseconds: a temporary file this old is no live writer's. */
 const STALE_TEMPORARY_MS = 10_000;
@@ -177,10 +188,23 @@ export class FsJournal implements Journal {
   }
 
   appendRecord(record: JournalRecord): Promise<boolean> {
-    const line: { c?: readonly JournalEntry[]; state?: unknown } = {};
-    if (record.changes && record.changes.length > 0) line.c = record.changes;
-    if ('state' in record) line.state = record.state;
-    return this.appendLine(JSON.stringify(line));
+    return this.appendLine(recordLine(record));
+  }
+
+  async appendRecords(records: readonly JournalRecord[]): Promise<boolean> {
+    // In runs of ~1 MiB: a long batch's records as one string were tens of MiB at once.
+    let run: string[] = [];
+    let chars = 0;
+    for (const record of records) {
+      const line = recordLine(record);
+      run.push(line);
+      chars += line.length;
+      if (chars < APPEND_RUN_CHARS) continue;
+      if (!(await this.appendLine(run.join('\n')))) return false;
+      run = [];
+      chars = 0;
+    }
+    return run.length === 0 || this.appendLine(run.join('\n'));
   }
 
   async clear(owner?: string): Promise<void> {
@@ -202,8 +226,8 @@ export class FsJournal implements Journal {
       if (errnoCode(error) === 'ENOENT') return;
       throw toForgeError(error);
     }
-    const current = await this.loadFrom(taken).catch(() => null);
-    if (current !== null && current.owner !== owner) {
+    const current = await this.ownerOf(taken).catch(() => null);
+    if (current !== null && current !== owner) {
       // Another writer's journal: put it back, unless an even newer one has appeared meanwhile.
       const newer = await this.fs.promises.lstat(this.path).then(
         () => true,
@@ -213,6 +237,40 @@ export class FsJournal implements Journal {
     }
     await unlink(taken);
     await flushWrites(this.fs);
+  }
+
+  /**
+   * The owner its header names, or null for a file without a readable header (as load would
+   * find nothing). Read from the file's start only where the fs can: a long turn's journal is
+   * tens of megabytes, read and parsed whole just for its first line at every commit.
+   */
+  private async ownerOf(path: string): Promise<string | null> {
+    if (!hasSyncApi(this.fs)) return (await this.loadFrom(path))?.owner ?? null;
+    const fd = this.fs.openSync(path, 'r');
+    let head = new Uint8Array(0);
+    try {
+      for (;;) {
+        const chunk = new Uint8Array(HEADER_READ_BYTES);
+        const n = this.fs.readSync(fd, chunk, 0, chunk.length, head.length);
+        const joined = new Uint8Array(head.length + n);
+        joined.set(head);
+        joined.set(chunk.subarray(0, n), head.length);
+        head = joined;
+        if (n === 0 || head.includes(10)) break;
+      }
+    } finally {
+      this.fs.closeSync(fd);
+    }
+    const end = head.indexOf(10);
+    const text = new TextDecoder().decode(end === -1 ? head : head.subarray(0, end));
+    if (text === '') return null;
+    let header: Header;
+    try {
+      header = JSON.parse(text) as Header;
+    } catch {
+      return null;
+    }
+    return typeof header === 'object' && header !== null && header.v === 1 && typeof header.base === 'string' && typeof header.owner === 'string' ? header.owner : null;
   }
 
   private async appendLine(line: string): Promise<boolean> {
@@ -281,7 +339,18 @@ export class NullJournal implements Journal {
   async appendRecord(): Promise<boolean> {
     return true;
   }
+  async appendRecords(): Promise<boolean> {
+    return true;
+  }
   async clear(): Promise<void> {}
+}
+
+/** A tool call's line: `{"c": [changes], "state": record}`, either part left out when absent. */
+function recordLine(record: JournalRecord): string {
+  const line: { c?: readonly JournalEntry[]; state?: unknown } = {};
+  if (record.changes && record.changes.length > 0) line.c = record.changes;
+  if ('state' in record) line.state = record.state;
+  return JSON.stringify(line);
 }
 
 /**
@@ -319,7 +388,7 @@ function isEntry(value: unknown): value is JournalEntry {
   return typeof entry.oid === 'string' && /^[0-9a-f]{40}$/.test(entry.oid) && FILE_MODES.includes(entry.mode as FileMode);
 }
 
-function applyEntry(content: JournalContent, entry: JournalEntry): void {
+export function applyEntry(content: JournalContent, entry: JournalEntry): void {
   if ('deleted' in entry) content.changes.set(entry.path, null);
   else if ('reverted' in entry) content.changes.delete(entry.path);
   else content.changes.set(entry.path, { oid: entry.oid, mode: entry.mode });

@@ -8,13 +8,16 @@
  * lists every commit reachable when gc ran, and a pin commit dropped later by
  * `git repack -adf && git prune` would leave that file naming a missing commit (fsck fails).
  * Adding a blob rewrites two small trees (its fan-out directory and the root) and the ref;
- * after the turn commit (or a discard) the ref is deleted.
+ * after the turn commit (or a discard) the ref is deleted. Just before a batch's turn commit the
+ * root also names the turn's tree (entry `turn`, see pinTree): it reaches every blob of the turn.
  */
 import { isForgeError } from '../errors';
 import { DEFAULT_IDENTITY, joinPath, ZERO_OID, type Repository, type Signature, type TreeEntry } from '../git';
 
 export const PENDING_REF_PREFIX = 'refs/forge/pending/';
 const OID = /^[0-9a-f]{40}$/;
+/** The pin root's entry for a turn's tree (see pinTree). */
+const TURN_ENTRY = 'turn';
 /** Older than any live update of the ref (ours or git's pack-refs) could keep its lock. */
 const STALE_LOCK_MS = 2000;
 
@@ -52,6 +55,17 @@ export class PendingPin {
   }
 
   /**
+   * Keeps everything `tree` reaches, beside what the pin holds: a turn's own tree, just before
+   * its branch moves onto it (it reaches every blob of the turn), is one more entry of the pin's
+   * root (`turn`, not a fan-out name: seed and later pins skip it) instead of a fan-out tree
+   * per 256 blobs. The next pin or repair writes the root without it.
+   */
+  async pinTree(tree: string, base: string): Promise<void> {
+    const touched = this.value === undefined ? await this.seed() : new Set<string>();
+    await this.publish(touched, base, { mode: '040000', name: TURN_ENTRY, oid: tree });
+  }
+
+  /**
    * After a `git prune` removed pinned objects (the pin then names a missing blob or tree, and
    * the user's `git gc` fails on it): keeps exactly `present` and what the pin holds that is
    * still on disk, and writes every tree of the pin again (a pruned one is written anew).
@@ -73,12 +87,13 @@ export class PendingPin {
   }
 
   /** Writes the touched fan-out trees and the root, and moves the ref to it. */
-  private async publish(touched: ReadonlySet<string>, base: string): Promise<void> {
+  private async publish(touched: ReadonlySet<string>, base: string, extra?: TreeEntry): Promise<void> {
     for (const fan of touched) {
       const entries: TreeEntry[] = [...this.fans.get(fan)!].sort().map((name) => ({ mode: '100644', name, oid: fan + name }));
       this.fanTrees.set(fan, await this.repo.writeTree(entries, { cache: false }));
     }
     const root: TreeEntry[] = [...this.fanTrees].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, oid]) => ({ mode: '040000', name, oid }));
+    if (extra) root.push(extra); // "turn" sorts after every two-hex-digit name
     const tree = await this.repo.writeTree(root, { cache: false });
     if (tree !== this.value) {
       const who: Signature = { ...DEFAULT_IDENTITY, timestamp: Math.floor(this.now().getTime() / 1000), timezoneOffset: 0 };
@@ -101,7 +116,7 @@ export class PendingPin {
       // A tree; a commit whose tree it is from forge versions that pinned with commits.
       const root = (await this.repo.objects.read(tip)).type === 'commit' ? (await this.repo.readCommit(tip)).tree : tip;
       for (const fan of await this.repo.readTree(root)) {
-        if (fan.mode !== '040000') continue;
+        if (fan.mode !== '040000' || fan.name === TURN_ENTRY) continue;
         for (const entry of await this.repo.readTree(fan.oid)) {
           const oid = fan.name + entry.name;
           if (!OID.test(oid) || this.has(oid) || !(await this.repo.objects.freshen(oid))) continue;

@@ -8,7 +8,7 @@
 import { ForgeError } from '../errors';
 import { bytesLength, type Bytes, type TreeEntry } from '../git';
 import { CommitVfs, entryType } from './commit-vfs';
-import { NullJournal, type Journal, type JournalContent, type JournalEntry } from './journal';
+import { applyEntry, NullJournal, type Journal, type JournalContent, type JournalEntry, type JournalRecord } from './journal';
 import type { PendingPin } from './pending-pin';
 import { ancestorsOf, comparePaths, isUnder, nameOf, normalizePath, parentOf } from './paths';
 import type { EntryMode, FileMode, PendingChange, VfsEntry, VfsStat, WritableVfs, WriteOptions } from './types';
@@ -54,6 +54,11 @@ export class WorkInProgressVfs implements WritableVfs {
   private unpinned: Set<string> | null = null;
   /** Bytes of the blobs in `unpinned` (as far as known): the object store holds them until a ref moves. */
   private unpinnedBytes = 0;
+  /**
+   * While pins are batched: the records journaled since the last pin, written with it in one
+   * append (see deferPins). What "the journal holds" (loadJournal) includes them.
+   */
+  private held: JournalRecord[] = [];
   readonly owner: string;
   private readonly options: WorkInProgressOptions;
 
@@ -101,28 +106,83 @@ export class WorkInProgressVfs implements WritableVfs {
    * per batch instead of once per call; a long batch every PIN_BATCH_BYTES of blobs, so what the
    * object store holds for them stays bounded). A kill before that leaves a journal naming unpinned
    * blobs; a gc may remove them, and the next open drops those paths (restore's `dropped`).
-   * The caller checks the lease before each call of the batch (Session.prepareCall): its
-   * journal records do not read it again.
+   *
+   * The batch's journal records are held too, and appended in one write at each pin (after the
+   * pin: the blobs they name are on disk and pinned by then), its new objects written as one
+   * pack when the pin's ref moves (ObjectStore.stageWrites); the lease is checked at each pin,
+   * not per record. A kill before a pin loses the batch's calls since the last one: none was
+   * acknowledged. A pin every PIN_BATCH_BYTES that fails (a full disk) does not fail the call
+   * that reached it, nor undo the calls before it: what it could not write stays held, and the
+   * commit writes it or fails the whole batch (it pins again first). loadJournal answers with
+   * the held records, so a call that fails is rolled back to the calls before it, not further.
    */
   deferPins(): void {
     if (this.options.readOnly || this.unpinned !== null) return;
     this.unpinned = new Set();
     this.unpinnedBytes = 0;
+    // The batch's new objects are written together (one pack), before any ref names them.
+    this.repo.objects.stageWrites();
   }
 
   /**
-   * Pins the blobs deferred since deferPins (pins stay batched). `verified`: blobs just checked
-   * on disk (not asked again); any other is pinned only if present (the pin never names a
-   * missing object).
+   * Pins the blobs deferred since deferPins (pins stay batched), each only if present or staged
+   * to be written with the pin (the pin never names a missing object), then appends the held
+   * journal records.
    */
-  async pinDeferred(verified: ReadonlySet<string> = new Set()): Promise<void> {
+  async pinDeferred(): Promise<void> {
     const unpinned = this.unpinned;
-    if (unpinned === null || unpinned.size === 0) return;
-    this.unpinned = new Set();
-    this.unpinnedBytes = 0;
-    const oids: string[] = [];
-    for (const oid of unpinned) if (verified.has(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
-    await this.options.pin?.pin(oids, this.base.commit ?? '');
+    if (unpinned === null || (unpinned.size === 0 && this.held.length === 0)) return;
+    // The batch's one lease check per pin (its calls do not read it: Session.prepareCall).
+    await this.options.beforeWrite?.();
+    await this.pinUnchecked();
+  }
+
+  private async pinUnchecked(): Promise<void> {
+    const unpinned = this.unpinned!;
+    if (unpinned.size > 0) {
+      this.unpinned = new Set();
+      const bytes = this.unpinnedBytes;
+      this.unpinnedBytes = 0;
+      try {
+        const oids: string[] = [];
+        // A staged object is written before the pin's ref moves onto it, with the pin's trees.
+        for (const oid of unpinned) if (this.repo.objects.isStaged(oid) || (await this.repo.objects.freshen(oid))) oids.push(oid);
+        await this.options.pin?.pin(oids, this.base.commit ?? '');
+      } catch (error) {
+        // Pinned by the next try (the commit's, at the latest).
+        for (const oid of unpinned) this.unpinned.add(oid);
+        this.unpinnedBytes += bytes;
+        throw error;
+      }
+    }
+    if (this.held.length > 0) await this.writeHeld();
+  }
+
+  /**
+   * Just before a turn commit moves its branch onto `tree`: the batch's blobs (all reached by
+   * that tree, checked on disk by the commit) are kept from gc by the pin holding the tree,
+   * not by a fan-out tree of them (PendingPin.pinTree); they stay unpinned for pinDeferred
+   * if the commit fails. The held records are not written: the commit clears the journal.
+   */
+  async pinForCommit(tree: string): Promise<void> {
+    if (this.unpinned === null || this.unpinned.size === 0) return;
+    await this.options.pin?.pinTree(tree, this.base.commit ?? '');
+  }
+
+  /** Appends the held records in one write (the journal rewritten whole where it must be). */
+  private async writeHeld(): Promise<void> {
+    if (!this.journalStarted || this.journalStale) return this.persistJournal();
+    const held = this.held;
+    let appended: boolean;
+    try {
+      appended = await this.journal.appendRecords(held);
+    } catch (error) {
+      // Kept held: the next write rewrites the journal whole from the view.
+      this.journalStale = true;
+      throw error;
+    }
+    this.held = [];
+    if (!appended) await this.persistJournal();
   }
 
   /** Keeps more blobs reachable for gc while they are pending (e.g. what the undo entry restores). */
@@ -300,6 +360,7 @@ export class WorkInProgressVfs implements WritableVfs {
     this.resetPending();
     this.unpinned &&= new Set();
     this.unpinnedBytes = 0;
+    this.held = [];
     this.stateRecords = [];
     this.batch = null;
     if (this.options.readOnly) return;
@@ -319,6 +380,7 @@ export class WorkInProgressVfs implements WritableVfs {
     this.resetPending();
     this.unpinned &&= new Set();
     this.unpinnedBytes = 0;
+    this.held = [];
     this.stateRecords = [];
     this.batch = null;
     this.journalStarted = false;
@@ -353,9 +415,20 @@ export class WorkInProgressVfs implements WritableVfs {
     this.journalStale = false;
   }
 
-  /** What the journal file holds now (another process may have left it: see Session.prepareCall). */
-  loadJournal(): Promise<JournalContent | null> {
-    return this.journal.load();
+  /**
+   * What the journal holds now (another process may have left it: see Session.prepareCall),
+   * with this view's held batch records after what the file has.
+   */
+  async loadJournal(): Promise<JournalContent | null> {
+    const content = await this.journal.load();
+    if (this.held.length === 0) return content;
+    // A batch's records not written yet are journaled all the same (see deferPins).
+    const out: JournalContent = content ?? { base: this.base.commit ?? '', owner: this.owner, changes: new Map(), states: [] };
+    for (const record of this.held) {
+      for (const change of record.changes ?? []) applyEntry(out, change);
+      if ('state' in record) out.states.push(record.state);
+    }
+    return out;
   }
 
   /** The state records journaled since the last commit. */
@@ -386,6 +459,7 @@ export class WorkInProgressVfs implements WritableVfs {
     await this.journal.rewrite({ base: this.base.commit ?? '', owner: this.owner, changes: this.pending, states: this.stateRecords });
     this.journalStarted = true;
     this.journalStale = false;
+    this.held = [];
   }
 
   /**
@@ -436,21 +510,22 @@ export class WorkInProgressVfs implements WritableVfs {
   private async flush(changes: JournalEntry[], state: unknown, hasState: boolean, keep: readonly string[] = []): Promise<void> {
     if (this.options.readOnly) throw new ForgeError('READ_ONLY_VIEW', 'This view of the session was opened read-only.');
     if (changes.length === 0 && !hasState) return;
-    // A batch's calls are each checked once, before the call (Session.prepareCall): the record
-    // they journal needs no second lease read.
-    if (this.unpinned === null) await this.options.beforeWrite?.();
     if (this.unpinned !== null) {
-      // Batched: pinDeferred asks which are still there.
+      // Batched: held, written with the next pin, which asks which blobs are still there.
       for (const oid of keep) this.unpinned.add(oid);
       for (const change of changes) {
         if (!('oid' in change) || this.unpinned.has(change.oid)) continue;
         this.unpinned.add(change.oid);
         this.unpinnedBytes += this.writtenSizes.get(change.oid) ?? 0;
       }
+      this.held.push(hasState ? { changes, state } : { changes });
       // The object store keeps what it wrote until a ref reaches it (to write it again if a gc
       // takes it): a long batch is pinned every few MiB so that memory stays bounded.
-      if (this.unpinnedBytes >= PIN_BATCH_BYTES) await this.pinDeferred();
-    } else {
+      if (this.unpinnedBytes >= PIN_BATCH_BYTES) await this.pinMidBatch();
+      return;
+    }
+    await this.options.beforeWrite?.();
+    {
       // What the undo entry restores may have been pruned long ago: the pin never names a missing object.
       const blobs: string[] = keep.length > 0 ? await this.present(keep) : [];
       for (const change of changes) if ('oid' in change) blobs.push(change.oid);
@@ -466,6 +541,21 @@ export class WorkInProgressVfs implements WritableVfs {
     }
     // The file is gone (removed behind our back): rewrite it whole from the view.
     if (!appended) await this.persistJournal();
+  }
+
+  /**
+   * A pin reached in the middle of a batch. The lease is checked first (a session discarded
+   * behind our back fails this call, as it would any call); a failed write after that (a full
+   * disk) is left to the commit, which pins again and fails the batch if it still cannot:
+   * the call that reached the pin changed nothing wrong, and the calls before it stay.
+   */
+  private async pinMidBatch(): Promise<void> {
+    await this.options.beforeWrite?.();
+    try {
+      await this.pinUnchecked();
+    } catch {
+      // Still unpinned and held: the next pin tries again.
+    }
   }
 
   /** Updates the pending map and the directory counters (undefined: back to base). */

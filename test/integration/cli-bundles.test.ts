@@ -6,7 +6,7 @@
  * (named by bundle and build id) in a fresh $XDG_CACHE_HOME.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS } from '../../src/cli/command-groups';
@@ -113,8 +113,33 @@ describe('the group bundles', () => {
       expect(bundle(`forge-${group}.cjs`, [command, '--help']).stdout).toBe(bundle('forge.cjs', [command, '--help']).stdout);
     }
     // The launcher's table (written into dist/cli.cjs by the build) sends it these commands.
-    const table = JSON.parse(/new Map\(Object\.entries\((\{.*?\})\)\)/.exec(readFileSync(FORGE_BIN, 'utf8'))![1]!) as Record<string, { bundle: string; fullBundleFor: string[] }>;
+    const table = JSON.parse(/new Map\(Object\.entries\((\{.*?\})\)\)/.exec(readFileSync(FORGE_BIN, 'utf8'))![1]!) as Record<string, { bundle: string; fullBundleFor: string[]; v8Flags: string[] }>;
     expect(Object.keys(table).filter((command) => table[command]!.bundle === `forge-${group}.cjs`).sort()).toEqual([...spec.commands].sort());
+    const flags: readonly string[] = 'v8Flags' in spec ? spec.v8Flags : [];
+    for (const command of spec.commands) expect(table[command]!.v8Flags).toEqual(flags);
+  });
+
+  it("forge-merge.cjs is compiled under its V8 flags: its code cache is V8's for those flags, kept from run to run", () => {
+    const flags = COMMAND_GROUPS.merge.v8Flags;
+    expect(flags.length).toBeGreaterThan(0);
+    const cacheHome = makeTempDir('bundle-cache-flags');
+    const env = { ...hermeticGitEnv(), PATH: process.env.PATH ?? '', XDG_CACHE_HOME: cacheHome };
+    const diff = () => expect(spawnSync(process.execPath, [FORGE_BIN, 'diff', '--help'], { encoding: 'utf8', env }).status).toBe(0);
+    diff();
+    const [cache] = readdirSync(join(cacheHome, 'forge'));
+    const path = join(cacheHome, 'forge', cache!);
+    const written = statSync(path).ino;
+    diff();
+    expect(statSync(path).ino).toBe(written); // accepted, not written again
+    // V8 accepts a cache only under the flags it was made with.
+    const accepted = (set: readonly string[]) => {
+      const script = `for (const f of ${JSON.stringify(set)}) require('node:v8').setFlagsFromString(f);
+        const fs = require('node:fs'); const file = ${JSON.stringify(join(DIST, 'forge-merge.cjs'))};
+        const s = new (require('node:vm').Script)('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(${JSON.stringify(path)}) });
+        process.stdout.write(String(!s.cachedDataRejected));`;
+      return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env }).stdout;
+    };
+    expect([accepted(flags), accepted([])]).toEqual(['true', 'false']);
   });
 
   it('a left-out module fails loudly if a group bundle is run for an option that needs it (the launcher never does)', () => {
@@ -158,5 +183,21 @@ describe('built-in modules loaded on first use', () => {
     expect(launcher(['session', 'new', '--id', 's', '--repo', repo.dir]).status).toBe(0);
     const calls = [{ tool: 'write_file', args: { path: 'b.txt', content: 'b\n' } }];
     expect(loaded(['turn', '--session', 's', '--calls', '-'], JSON.stringify(calls))).toContain('NativeModule crypto');
+  });
+
+  it('a dry-run merge does not load fs/promises (the working-tree sync it never runs uses it)', () => {
+    const repo = makeRepo({ files: { 'a.txt': 'a\n' } });
+    const dir = makeTempDir('module-list-merge');
+    const preload = join(dir, 'loaded.cjs');
+    const out = join(dir, 'loaded.txt');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    expect(launcher(['session', 'new', '--id', 's', '--repo', repo.dir]).status).toBe(0);
+    const calls = [{ tool: 'write_file', args: { path: 'b.txt', content: 'b\n' } }];
+    expect(launcher(['turn', '--session', 's', '--calls', '-', '--repo', repo.dir], { input: JSON.stringify(calls) }).status).toBe(0);
+    const r = launcher(['merge', 's', '--into', 'main', '--no-ff', '--dry-run', '--json', '--repo', repo.dir], { node: ['--require', preload] });
+    expect([r.status, r.stderr, JSON.parse(r.stdout).status]).toEqual([0, '', 'merged']);
+    const modules = readFileSync(out, 'utf8').split('\n');
+    expect(modules).toContain('NativeModule zlib');
+    expect(modules).not.toContain('NativeModule fs/promises');
   });
 });

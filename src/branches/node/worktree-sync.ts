@@ -15,7 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as fsp from 'node:fs/promises';
+// node:fs's `promises` getter loads fs/promises (~5 ms of a fresh process) when first used: a
+// dry-run merge, which never touches a working tree, does not load it.
+import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ForgeError, toForgeError } from '../../errors';
 import { diffTrees, type Repository, type TreeChangeEntry } from '../../git';

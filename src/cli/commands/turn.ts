@@ -1,21 +1,16 @@
 /** forge turn --session <id> --calls FILE|- : apply tool calls to the work-in-progress view, commit one turn. */
 import type { Command } from 'commander';
-import { DEFAULT_TOOLS_CONFIG } from '../../tools';
-import { isUtf8 } from 'node:buffer';
-import { z } from 'zod';
+import { DEFAULT_TOOLS_CONFIG, type ToolResult } from '../../tools';
 import { SessionToolRunner } from '../../agent/tool-calls';
-import { ForgeError } from '../../errors';
-import { parseJsonBytes } from '../../tools/json-bytes';
 import { approvableNames, approvalFromOption } from '../approval-option';
 import { paint } from '../color';
 import { cliToolRegistry, cliToolRegistryFor } from '../registry';
 import { common } from '../common';
-import { emit, EXIT_TOOL_CALLS_FAILED, readInputBytes, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { emit, EXIT_TOOL_CALLS_FAILED, ReportedFailure, shortOid, type CommonOptions } from '../io';
+import { openCalls } from '../calls-input';
 import { writeJsonWithArray } from '../json-array-stream';
 import { openStore } from '../open';
 import { loadSettings } from '../settings';
-
-const CallsSchema = z.array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }));
 
 interface TurnOptions extends CommonOptions {
   session: string;
@@ -36,7 +31,7 @@ export function registerTurn(program: Command): void {
     .action(async (options: TurnOptions) => {
       // Checked before anything is opened: a bad --approve or --calls changes nothing.
       approvalFromOption(options.approve, approvableNames(cliToolRegistry().tools));
-      const calls = parseCalls(await readInputBytes(options.calls, '--calls'));
+      const calls = await openCalls(options.calls);
       const store = await openStore(options);
       // --approve's default stays all (the calls are the user's own); the denied paths apply.
       const { denied_paths } = loadSettings(store.repo.workdir, {});
@@ -55,18 +50,19 @@ export function registerTurn(program: Command): void {
       const approval = approvalFromOption(options.approve, approvableNames(registry.tools));
       if (options.message !== undefined) await session.recordUserMessage(options.message);
       const runner = new SessionToolRunner(session, { approval, registry, ...(denied_paths !== undefined ? { config: { denied_paths } } : {}) });
-      let results;
+      // Each result kept as what is printed (not the call's changes and undo data).
+      const results: TurnResult[] = [];
       try {
-        results = await runner.callAll(calls);
+        for (let i = 0; i < calls.length; i++) results.push(printedResult(await runner.call(calls.call(i))));
       } finally {
+        calls.close();
         await workspace.close();
       }
       const turn = await session.commitTurn(options.commitMessage !== undefined ? { message: options.commitMessage } : {});
       await copy?.writeBack();
       const head = { session: session.id, commit: turn.commit, turn: turn.turn, redactions: turn.redactions };
-      const resultJson = (r: (typeof results)[number]) => (r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } });
       // Written a piece at a time: the results of a long turn are never one string.
-      if (options.json) writeJsonWithArray(head, 'results', results, (r) => resultJson(r as (typeof results)[number]));
+      if (options.json) writeJsonWithArray(head, 'results', results, (r) => r);
       else emit(options, null, () =>
         [
           ...results.map((r) => (r.ok ? `${paint.green('ok')}    ${r.tool}` : `${paint.red('FAIL')}  ${r.tool}: ${r.error.code}: ${r.error.message}`)),
@@ -83,21 +79,8 @@ export function registerTurn(program: Command): void {
     });
 }
 
-/** A string this long stays UTF-8 bytes (Utf8Text): a huge write_file is then held once. */
-const LARGE_STRING_BYTES = 1 << 20;
+type TurnResult = { tool: string; ok: true; output: unknown } | { tool: string; ok: false; error: { code: string; message: string } };
 
-function parseCalls(bytes: Buffer): z.infer<typeof CallsSchema> {
-  let raw: unknown;
-  try {
-    // Not UTF-8: decoded as before (invalid sequences become U+FFFD), then parsed.
-    raw = isUtf8(bytes) ? parseJsonBytes(bytes, { largeStringBytes: LARGE_STRING_BYTES }) : JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new ForgeError('INVALID_ARGUMENT', `--calls is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = CallsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ForgeError('INVALID_ARGUMENT', `--calls must be a JSON array of {"tool": NAME, "args": {...}}: at ${issue.path.join('.') || 'top level'}: ${issue.message}.`);
-  }
-  return parsed.data;
+function printedResult(r: ToolResult): TurnResult {
+  return r.ok ? { tool: r.tool, ok: true, output: r.output } : { tool: r.tool, ok: false, error: { code: r.error.code, message: r.error.message } };
 }

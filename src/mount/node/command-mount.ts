@@ -65,6 +65,8 @@ export class SessionCommandWorkspace implements CommandWorkspace {
   }
 
   async mount(config: ToolsConfig): Promise<CommandMount | null> {
+    // The command may read the repository itself (git): a batch's staged objects are written first.
+    this.session.repo.objects.flushStaged();
     const mounted = mountOf(this.session) ?? (this.unavailable === null ? await (this.own ??= this.mountPrivately(config)) : null);
     return mounted ? this.lender(mounted) : null;
   }

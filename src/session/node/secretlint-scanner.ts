@@ -1,8 +1,9 @@
 /**
  * secretlint's recommended preset (a maintained rule set: cloud keys, tokens, private keys,
  * connection strings) as a SecretScanner. A Node adapter: @secretlint/core imports node:path.
- * Loaded on first use (the preset costs ~30 ms to load), and run once per state on all its
- * texts joined, as one lintSource call costs a few milliseconds however short the text.
+ * Loaded on first use (the preset costs ~30 ms to load), and run on the texts of a call joined
+ * (the Redactor gives up to 64 KiB of texts per call), as one lintSource call costs a few
+ * milliseconds however short the text.
  */
 import type { SecretMatch, SecretScanner } from '../redaction';
 

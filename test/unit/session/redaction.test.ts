@@ -1,7 +1,8 @@
 /** Issue 28, "Secrets never reach a commit": the rules, the markers, and the state walk. */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { applyRedactions, entropy, PatternScanner, Redactor, SessionStore } from '../../../src/session';
+import { applyRedactions, entropy, PatternScanner, Redactor, SessionStore, type SecretMatch, type SecretScanner } from '../../../src/session';
+import { SCAN_SLICE_CHARS, slices } from '../../../src/session/redaction';
 import { SecretlintScanner, ruleName } from '../../../src/session/node/secretlint-scanner';
 import { MEMFS_BACKENDS } from '../../helpers/engine-repos';
 
@@ -45,6 +46,32 @@ describe('secret redaction rules (issue 28)', () => {
     expect(texts).toEqual(['clean text here', 'token [REDACTED:github-token]', 'slack [REDACTED:slack-token] end']);
     expect(Object.fromEntries(counts)).toEqual({ 'github-token': 1, 'slack-token': 1 });
     expect(ruleName('AWSAccessKeyID')).toBe('aws-access-key-id');
+  });
+});
+
+describe('many texts are scanned a slice at a time', () => {
+  it('gives a scanner at most SCAN_SLICE_CHARS of texts per call (a longer text alone), with the result of one scan', async () => {
+    const texts = Array.from({ length: 400 }, (_, k) => (k % 97 === 0 ? `key ${k} AWS_SECRET=${AWS} ${'y'.repeat(k * 37)}` : `${k} ${'x'.repeat(1000 + ((k * 7919) % 3000))}`));
+    texts.push('z'.repeat(SCAN_SLICE_CHARS * 2));
+    const calls: number[] = [];
+    const inner = new PatternScanner();
+    const counting: SecretScanner = {
+      name: 'counting',
+      scan(given: readonly string[]): Promise<SecretMatch[][]> {
+        calls.push(given.reduce((n, t) => n + t.length, 0));
+        expect(given.length === 1 || calls[calls.length - 1]! <= SCAN_SLICE_CHARS).toBe(true);
+        return inner.scan(given);
+      },
+    };
+    const sliced = await new Redactor([counting]).redactAll(texts);
+    expect(calls.length).toBeGreaterThan(5);
+    expect(sliced).toEqual(await new Redactor([{ name: 'whole', scan: (given) => inner.scan(given) }]).redactAll(texts));
+    expect(sliced.counts.get('aws-access-key')).toBe(5);
+  });
+
+  it('cuts texts into ranges that cover them in order', () => {
+    expect(slices([], 10)).toEqual([]);
+    expect(slices(['aaaa', 'bbbb', 'cc', 'dddddddddddd', 'e'], 10)).toEqual([[0, 3], [3, 4], [4, 5]]);
   });
 });
 

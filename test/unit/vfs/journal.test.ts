@@ -82,6 +82,42 @@ describe('FsJournal', () => {
     expect(loaded?.states).toEqual([{ delta: { n: 1 } }]);
   });
 
+  it('appends a batch of records in a few writes of ~1 MiB, read back as the same records in order; a failed write keeps the whole runs before it', async () => {
+    const { fs, journal, read } = setup();
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
+    const records = Array.from({ length: 600 }, (_, k) => ({ changes: [{ path: `f${k}`, oid: B, mode: '100644' as const }], state: { k, text: 'x'.repeat(5000) } }));
+    const realAppend = fs.appendFileSync!.bind(fs);
+    let writes = 0;
+    (fs as { appendFileSync: unknown }).appendFileSync = (path: string, data: string) => {
+      writes++;
+      realAppend(path, data);
+    };
+    expect(await journal.appendRecords(records)).toBe(true);
+    expect(writes).toBe(3); // 600 lines of ~5 KB: runs of 1 MiB
+    expect((await read()).trimEnd().split('\n')).toHaveLength(601);
+    const loaded = await journal.load();
+    expect([...loaded!.changes.keys()]).toEqual(records.map((_, k) => `f${k}`));
+    expect(loaded!.states).toEqual(records.map((r) => r.state));
+    // The second run fails half-way: the first run's records stay, the torn one is cut back.
+    let calls = 0;
+    (fs as { appendFileSync: unknown }).appendFileSync = (path: string, data: string) => {
+      if (++calls === 2) {
+        realAppend(path, String(data).slice(0, 100));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      realAppend(path, data);
+    };
+    const second = records.map((r) => ({ ...r, state: { ...r.state, second: true } }));
+    const error = await journal.appendRecords(second).catch((e: unknown) => e);
+    expect(isForgeError(error, 'DISK_FULL')).toBe(true);
+    const after = await journal.load();
+    expect(after!.torn).toBeUndefined();
+    const kept = after!.states.length - 600;
+    expect(kept).toBeGreaterThan(100); // the first run, whole
+    expect(kept).toBeLessThan(600);
+    expect(after!.states).toEqual([...records, ...second.slice(0, kept)].map((r) => r.state));
+  });
+
   it('T-12.3: an append that fails half-way (ENOSPC) is cut back to the last whole record and reported as DISK_FULL', async () => {
     const { fs, journal, read } = setup();
     await journal.rewrite({ base: A, owner: 'o1', changes: new Map(), states: [] });
@@ -138,8 +174,24 @@ describe('FsJournal', () => {
     await winner.rewrite({ base: A, owner: 'winner', changes: new Map(), states: [] });
     // The loser of a race persists its journal at the worst moment: right after the winner read the file to check ownership.
     let interleaved = false;
+    // The ownership check reads the file's start with openSync/readSync (the fs has them), else with readFile.
+    const opened = new Map<number, string>();
     const racing: GitFs = {
       ...fs,
+      openSync: (path: string, flags: string | number) => {
+        const fd = fs.openSync!(path, flags);
+        opened.set(fd, path);
+        return fd;
+      },
+      closeSync: (fd: number) => {
+        fs.closeSync!(fd);
+        if (!interleaved && opened.get(fd)?.startsWith(PATH)) {
+          interleaved = true;
+          // The loser's rewrite (a temporary file renamed into place), done here as the read is synchronous.
+          fs.writeFileSync!(`${PATH}.loser.tmp`, `${JSON.stringify({ v: 1, base: A, owner: 'loser' })}\n${JSON.stringify({ path: 'mine.txt', oid: B, mode: '100644' })}\n`);
+          fs.renameSync!(`${PATH}.loser.tmp`, PATH);
+        }
+      },
       promises: new Proxy(fs.promises, {
         get(target, name) {
           const value = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
@@ -161,6 +213,34 @@ describe('FsJournal', () => {
     expect(left?.owner).toBe('loser');
     expect(left?.changes).toEqual(new Map([['mine.txt', { oid: B, mode: '100644' }]]));
     expect((await fs.promises.readdir('/g/forge/pending')).sort()).toEqual(['s1.jsonl']);
+  });
+
+  it('checks ownership at a clear from the header line only, not by reading and parsing the whole journal', async () => {
+    const { fs, journal } = setup();
+    const states = Array.from({ length: 200 }, (_, k) => ({ delta: { toolCalls: [{ id: `c${k}`, args: { content: 'x'.repeat(2000) } }] } }));
+    await journal.rewrite({ base: A, owner: 'o1', changes: new Map([['x', null]]), states });
+    const size = (await fs.promises.stat(PATH)).size;
+    let bytesRead = 0;
+    let wholeReads = 0;
+    const counting: GitFs = {
+      ...fs,
+      readSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => {
+        const n = fs.readSync!(fd, buffer, offset, length, position);
+        bytesRead += n;
+        return n;
+      },
+      readFileSync: (path: string) => {
+        wholeReads++;
+        return fs.readFileSync!(path);
+      },
+      promises: { ...fs.promises, readFile: ((...args: [string]) => (wholeReads++, fs.promises.readFile(...args))) as GitFs['promises']['readFile'] },
+    };
+    await new FsJournal(counting, '/g', 's1').clear('someone-else');
+    expect(await journal.load()).not.toBeNull();
+    await new FsJournal(counting, '/g', 's1').clear('o1');
+    expect(await journal.load()).toBeNull();
+    expect(wholeReads).toBe(0);
+    expect(bytesRead).toBeLessThan(size / 10);
   });
 
   it('keeps journals of different keys apart', async () => {

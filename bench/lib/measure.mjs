@@ -37,6 +37,7 @@ export function createMeasure({ log, node, timingFile }) {
       gitSpan: span(results.git),
       forgeRss: peak(results.forge),
       gitRss: peak(results.git),
+      nodeRss: peak(results.node),
       phases: marks.length > 0 ? phaseMedians(marks) : null,
       results,
       med,

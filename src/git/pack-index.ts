@@ -95,6 +95,24 @@ export class PackIndex {
     return view.getUint32(0) * 2 ** 32 + view.getUint32(4);
   }
 
+  /**
+   * The smallest object offset greater than `offset`, or null when none is (the last object):
+   * where the object at or before `offset` must end (git's reverse index answers the same). A
+   * scan of the whole offset table (4 bytes an object, read once here): for large objects only,
+   * whose compressed stream would otherwise be read with a bound of its inflated size.
+   */
+  nextOffsetAfter(offset: number): number | null {
+    const table = this.exact(this.offsetsStart, this.count * 4);
+    const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
+    let next = Infinity;
+    for (let i = 0; i < this.count; i++) {
+      const small = view.getUint32(i * 4);
+      const at = (small & 0x80000000) === 0 ? small : this.offsetAt(i);
+      if (at > offset && at < next) next = at;
+    }
+    return next === Infinity ? null : next;
+  }
+
   oidAt(position: number): string {
     const bucket = this.bucketOf(position);
     const start = (position - (bucket === 0 ? 0 : this.fanout[bucket - 1]!)) * 20;

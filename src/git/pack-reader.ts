@@ -22,6 +22,8 @@ const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** First look at an object: its header and, for most trees and small blobs, all its data. */
 const FIRST_READ = 4096;
+/** From this inflated size an object's compressed stream is read up to the next object's offset. */
+const BOUNDED_READ_BYTES = 1024 * 1024;
 /**
  * The pack is read in aligned windows kept in an LRU, a small cousin of git's mmap windows:
  * objects read together (the trees of a commit's history, a delta and its base) often sit close
@@ -313,6 +315,9 @@ export class PackReader {
       if (atEnd) throw this.corrupt(position, error);
     }
     let window = size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 64;
+    // A large object's stream ends where the next object starts: read that much, not the bound
+    // of its inflated size (a 50 MB text file's 16 MB stream was read as 50 MB, issue 30).
+    if (size >= BOUNDED_READ_BYTES) window = Math.min(window, (this.index.nextOffsetAfter(position) ?? this.dataEnd()) - position);
     for (;;) {
       const compressed = this.read(position, window);
       try {

@@ -39,7 +39,7 @@ export function isUtf8Text(bytes: Uint8Array): boolean {
   }
 }
 
-const CHECK_CHUNK_BYTES = 1 << 20;
+const CHECK_CHUNK_BYTES = 1 << 16;
 
 /** Like decodeText, but a binary file is a BINARY_FILE error for `toolName`. */
 export function decodeTextOrThrow(bytes: Uint8Array, path: string, toolName: string): string {

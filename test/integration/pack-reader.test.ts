@@ -252,6 +252,40 @@ describe('pack reader', () => {
     reader.close();
   });
 
+  it('reads a large object\'s compressed stream up to the next object, not a bound of its inflated size (issue 30: a 50 MB text file\'s read held 50 MB more)', () => {
+    const r = makeRepo({ files: { 'a.txt': 'a\n' } });
+    // Compressible (a few words repeated): its stream is a fraction of its size; incompressible blobs follow it in the pack.
+    const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => `line ${i % 97} of a large compressible file\n`).join(''));
+    nodeFs.writeFileSync(join(r.dir, 'big.txt'), big);
+    for (const [path, bytes] of Object.entries(randomBlobs(300))) {
+      nodeFs.mkdirSync(join(r.dir, 'blobs'), { recursive: true });
+      nodeFs.writeFileSync(join(r.dir, path), bytes);
+    }
+    git(r.dir, ['add', '.']);
+    git(r.dir, ['commit', '-q', '-m', 'a large file among others']);
+    repack(r);
+    const packDir = join(r.gitdir, 'objects', 'pack');
+    const idx = nodeFs.readdirSync(packDir).find((n) => n.endsWith('.idx'))!;
+    const index = new PackIndex(nodeFs.readFileSync(join(packDir, idx)), idx);
+    const packPath = join(packDir, idx.replace(/\.idx$/, '.pack'));
+    const oid = git(r.dir, ['rev-parse', 'HEAD:big.txt']).stdout.trim();
+    const position = index.find(Buffer.from(oid, 'hex'));
+    const offsets = Array.from({ length: index.count }, (_, p) => index.offsetAt(p)).sort((a, b) => a - b);
+    const next = offsets.find((o) => o > index.offsetAt(position))!;
+    expect(next, 'objects follow the large one in the pack').toBeDefined();
+    expect(index.nextOffsetAfter(index.offsetAt(position))).toBe(next);
+    expect(index.nextOffsetAfter(offsets.at(-1)!)).toBeNull();
+    let bytesRead = 0;
+    const counting = { ...nodeFs, readSync: (...args: Parameters<typeof nodeFs.readSync>) => { const n = nodeFs.readSync(...args); bytesRead += n; return n; } };
+    const reader = new PackReader(index, packPath, counting as never, nodePlatform.sync!, createDeltaBaseCache(0), () => null);
+    const object = reader.readAt(position);
+    expect(Buffer.compare(Buffer.from(object.content), big)).toBe(0);
+    // The stream, its first window and the index: far less than the inflated size the bound would read.
+    expect(next - index.offsetAt(position)).toBeLessThan(big.length / 4);
+    expect(bytesRead).toBeLessThan(next - index.offsetAt(position) + 4 * PACK_WINDOW_BYTES);
+    reader.close();
+  });
+
   it('reports a packed object whose compressed bytes are damaged as OBJECT_CORRUPT, never as other bytes', async () => {
     const r = makeRepo({ files: { 'a.txt': 'some text that zlib compresses\n'.repeat(200), 'b.txt': 'other\n' } });
     repack(r);

@@ -66,7 +66,8 @@ export function rows({ scenario }) {
     key: 'bigEdit',
     label: `${(bytes / 1e6).toFixed(0)} MB file: ranged \`read_file\` + one-line \`Edit\` + commit (\`forge turn\`) vs \`cat-file | sed | hash-object -w\` + plumbing (bench/git-big-edit.sh)`,
     check: 'bigEdit',
-    target: { text: `≤ 1.5x git; peak RSS ≤ 2x the file (${((2 * bytes) / 1e6).toFixed(0)} MB)`, met: (c) => c.forge <= 1.5 * c.git && c.forgeRss != null && c.forgeRss <= (2 * bytes) / 1024 },
+    // Memory above Node's own (issue 30): node -e 0's peak in the same rounds + 3x the file.
+    target: { text: `≤ 1.5x git; peak RSS ≤ \`node -e 0\`'s + 3x the file (${((3 * bytes) / 1048576).toFixed(1)} MiB)`, met: (c) => c.forge <= 1.5 * c.git && c.forgeRss != null && c.nodeRss != null && c.forgeRss <= c.nodeRss + (3 * bytes) / 1024 },
   }];
 }
 

@@ -101,6 +101,19 @@ async function expectEngineReadsEverything(r: RepoHandle, platform: GitPlatform)
 
 describe('pack reader', () => {
   const repack = (r: RepoHandle, extra: string[] = []) => git(r.dir, [...extra, 'repack', '-adf', '--depth=50', '--window=50', '-q']);
+  /** Commits 300 incompressible blobs (and whatever is staged), repacks into one pack: its index and path. */
+  const withRandomBlobsRepacked = (r: RepoHandle, message: string) => {
+    for (const [path, bytes] of Object.entries(randomBlobs(300))) {
+      nodeFs.mkdirSync(join(r.dir, 'blobs'), { recursive: true });
+      nodeFs.writeFileSync(join(r.dir, path), bytes);
+    }
+    git(r.dir, ['add', 'blobs']);
+    git(r.dir, ['commit', '-q', '-m', message]);
+    repack(r);
+    const packDir = join(r.gitdir, 'objects', 'pack');
+    const idx = nodeFs.readdirSync(packDir).find((n) => n.endsWith('.idx'))!;
+    return { index: new PackIndex(nodeFs.readFileSync(join(packDir, idx)), idx), packPath: join(packDir, idx.replace(/\.idx$/, '.pack')) };
+  };
   const count = (types: PackedObject[], type: number) => types.filter((t) => t.type === type).length;
 
   describe.each([
@@ -221,17 +234,7 @@ describe('pack reader', () => {
 
   it('reads a pack front to back through its stream (a read per 256 KiB, not per window), byte-equal, and still reads backwards', () => {
     const r = historyRepo(30);
-    for (const [path, bytes] of Object.entries(randomBlobs(300))) {
-      nodeFs.mkdirSync(join(r.dir, 'blobs'), { recursive: true });
-      nodeFs.writeFileSync(join(r.dir, path), bytes);
-    }
-    git(r.dir, ['add', 'blobs']);
-    git(r.dir, ['commit', '-q', '-m', 'incompressible blobs']);
-    repack(r);
-    const packDir = join(r.gitdir, 'objects', 'pack');
-    const idx = nodeFs.readdirSync(packDir).find((n) => n.endsWith('.idx'))!;
-    const index = new PackIndex(nodeFs.readFileSync(join(packDir, idx)), idx);
-    const packPath = join(packDir, idx.replace(/\.idx$/, '.pack'));
+    const { index, packPath } = withRandomBlobsRepacked(r, 'incompressible blobs');
     const windows = Math.ceil(nodeFs.statSync(packPath).size / PACK_WINDOW_BYTES);
     expect(windows).toBeGreaterThan(64);
     const objects = allObjects(r.gitdir);
@@ -257,17 +260,8 @@ describe('pack reader', () => {
     // Compressible (a few words repeated): its stream is a fraction of its size; incompressible blobs follow it in the pack.
     const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => `line ${i % 97} of a large compressible file\n`).join(''));
     nodeFs.writeFileSync(join(r.dir, 'big.txt'), big);
-    for (const [path, bytes] of Object.entries(randomBlobs(300))) {
-      nodeFs.mkdirSync(join(r.dir, 'blobs'), { recursive: true });
-      nodeFs.writeFileSync(join(r.dir, path), bytes);
-    }
-    git(r.dir, ['add', '.']);
-    git(r.dir, ['commit', '-q', '-m', 'a large file among others']);
-    repack(r);
-    const packDir = join(r.gitdir, 'objects', 'pack');
-    const idx = nodeFs.readdirSync(packDir).find((n) => n.endsWith('.idx'))!;
-    const index = new PackIndex(nodeFs.readFileSync(join(packDir, idx)), idx);
-    const packPath = join(packDir, idx.replace(/\.idx$/, '.pack'));
+    git(r.dir, ['add', 'big.txt']);
+    const { index, packPath } = withRandomBlobsRepacked(r, 'a large file among others');
     const oid = git(r.dir, ['rev-parse', 'HEAD:big.txt']).stdout.trim();
     const position = index.find(Buffer.from(oid, 'hex'));
     const offsets = Array.from({ length: index.count }, (_, p) => index.offsetAt(p)).sort((a, b) => a - b);

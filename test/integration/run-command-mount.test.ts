@@ -201,6 +201,24 @@ describeMount('run_command\'s private mounts', () => {
     expect(nodeFs.readdirSync(tmp)).toEqual([]);
     expectFsckClean(repo.gitdir);
   });
+
+  it('forge turn: a command finds on disk the objects the calls before it wrote (a batch holds them in memory until then)', () => {
+    const repo = makeRepo({ files: FILES });
+    expect(forge(['session', 'new', '--repo', repo.dir, '--id', 'staged']).status).toBe(0);
+    const content = 'written by the call before the command\n';
+    const oid = git(repo.dir, ['hash-object', '--stdin'], { input: content }).stdout.trim();
+    const calls = [
+      { tool: 'write_file', args: { path: 'src/new.txt', content } },
+      { tool: 'run_command', args: { command: `git --git-dir=${repo.gitdir} cat-file -p ${oid}` } },
+    ];
+    const turn = forge(['turn', '--repo', repo.dir, '--session', 'staged', '--calls', '-', '--json'], { input: JSON.stringify(calls), env: { TMPDIR: makeTempDir('rc-staged') } });
+    expect(turn.status, turn.stderr).toBe(0);
+    const result = JSON.parse(turn.stdout) as { commit: string; results: Array<{ ok: boolean; output: RunCommandOutput }> };
+    expect(result.results[1]!.output.exit_code, JSON.stringify(result.results[1])).toBe(0);
+    expect(result.results[1]!.output.output).toBe(content);
+    expect(git(repo.gitdir, ['show', `${result.commit}:src/new.txt`]).stdout).toBe(content);
+    expectFsckClean(repo.gitdir);
+  });
 });
 
 describe('run_command without a mount', () => {

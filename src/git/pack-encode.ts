@@ -4,10 +4,10 @@
  * one loose file each (see staged-objects.ts). Pure encoding; the caller deflates, hashes and writes.
  */
 import { ForgeError } from '../errors';
-import { encodeEntryHeader } from './pack-entry';
+import { encodeEntryHeader, PACK_TYPE_CODES } from './pack-entry';
 import type { ObjectType } from './object-codec';
-
-const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+import { toHex } from './platform';
+import { compareBytes } from './tree-names';
 /**
  * Offsets from here on would need the index's 64-bit table, which this writer does not write: its
  * packs are a batch of small objects, a few MiB (ObjectStore's STAGED_BYTES).
@@ -57,7 +57,7 @@ export function encodePack(entries: readonly PackEntryInput[], deflate: (content
   };
   for (const entry of entries) {
     if (offset >= LARGE_OFFSET) throw new ForgeError('INTERNAL', `A pack of staged objects reached ${offset} bytes: this writer writes packs under 2 GiB.`);
-    const head = encodeEntryHeader(TYPE_CODES[entry.type], entry.content.length);
+    const head = encodeEntryHeader(PACK_TYPE_CODES[entry.type], entry.content.length);
     const deflated = deflate(entry.content);
     offsets.push(offset);
     crcs.push(crc32(deflated, crc32(head)));
@@ -97,11 +97,6 @@ function encodeIndex(oids: readonly Uint8Array[], crcs: readonly number[], offse
   return out;
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
-}
-
 let crcTable: Int32Array | null = null;
 
 /** CRC-32 (IEEE, as zlib's): what the index keeps of each entry's raw bytes. `crc`: the CRC so far. */
@@ -120,10 +115,4 @@ function makeCrcTable(): Int32Array {
     table[n] = c;
   }
   return table;
-}
-
-function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const b of bytes) out += b.toString(16).padStart(2, '0');
-  return out;
 }

@@ -1,4 +1,5 @@
 /** A pack entry's type-and-size header (git's pack format), read by the pack readers and the unpacker and written by the pack writer. */
+import type { ObjectType } from './object-codec';
 
 /**
  * The entry at `start`: its type code (1-4 objects, 6 OFS_DELTA, 7 REF_DELTA), its size (of the
@@ -18,6 +19,9 @@ export function parseEntryHeader(bytes: Uint8Array, start = 0): { typeCode: numb
   }
   return { typeCode, size, length: i - start };
 }
+
+/** A pack entry's type code of each object type (gitformat-pack). */
+export const PACK_TYPE_CODES: Readonly<Record<ObjectType, number>> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 /** The header of one entry of this type code and size. */
 export function encodeEntryHeader(typeCode: number, size: number): Uint8Array {

@@ -5,9 +5,7 @@
  */
 import type { ObjectType } from '../git';
 import { concatBytes } from './pkt-line';
-import { encodeEntryHeader } from '../git/pack-entry';
-
-const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+import { encodeEntryHeader, PACK_TYPE_CODES } from '../git/pack-entry';
 
 export interface PackObject {
   type: ObjectType;
@@ -32,7 +30,7 @@ export async function writePack(objects: AsyncIterable<PackObject> | Iterable<Pa
   let written = 0;
   for await (const object of objects) {
     if (object.delta) parts.push(encodeEntryHeader(REF_DELTA, object.delta.data.length), hexToBytes(object.delta.base), await platform.deflate(object.delta.data));
-    else parts.push(encodeEntryHeader(TYPE_CODES[object.type], object.content.length), await platform.deflate(object.content));
+    else parts.push(encodeEntryHeader(PACK_TYPE_CODES[object.type], object.content.length), await platform.deflate(object.content));
     written++;
   }
   if (written !== count) throw new Error(`writePack: ${written} objects given, ${count} declared`);

@@ -95,22 +95,36 @@ export class PackIndex {
     return view.getUint32(0) * 2 ** 32 + view.getUint32(4);
   }
 
+  /** Every object's offset, ascending: read once, for nextOffsetAfter. */
+  private sortedOffsets: Float64Array | null = null;
+
   /**
    * The smallest object offset greater than `offset`, or null when none is (the last object):
-   * where the object at or before `offset` must end (git's reverse index answers the same). A
-   * scan of the whole offset table (4 bytes an object, read once here): for large objects only,
-   * whose compressed stream would otherwise be read with a bound of its inflated size.
+   * where the object at or before `offset` must end (git's reverse index answers the same). The
+   * offset table is read and sorted on the first call (8 bytes an object, kept), for large objects
+   * only, whose compressed stream would otherwise be read with a bound of its inflated size.
    */
   nextOffsetAfter(offset: number): number | null {
+    const sorted = (this.sortedOffsets ??= this.readSortedOffsets());
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! > offset) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < sorted.length ? sorted[lo]! : null;
+  }
+
+  private readSortedOffsets(): Float64Array {
     const table = this.exact(this.offsetsStart, this.count * 4);
     const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
-    let next = Infinity;
+    const sorted = new Float64Array(this.count);
     for (let i = 0; i < this.count; i++) {
       const small = view.getUint32(i * 4);
-      const at = (small & 0x80000000) === 0 ? small : this.offsetAt(i);
-      if (at > offset && at < next) next = at;
+      sorted[i] = (small & 0x80000000) === 0 ? small : this.offsetAt(i);
     }
-    return next === Infinity ? null : next;
+    return sorted.sort();
   }
 
   oidAt(position: number): string {
